@@ -1,0 +1,19 @@
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/kenlm.smk"
+include: "workflow/rules/corpus.smk"
+include: "workflow/rules/lm.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/tables.smk"
+
+
+rule all:
+    input:
+        rules.perplexity_table.output,

@@ -1,0 +1,37 @@
+"""Write outputs under a temporary name and rename them into place."""
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+
+
+def temporary_sibling(path):
+    """A name in the same folder as path, so that the final rename is atomic."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yield a temporary path; rename it to path on success, remove it on failure."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_sibling(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode="w", **kwargs):
+    """Open a temporary file for writing; it replaces path only if the block succeeds."""
+    with atomic_path(path) as tmp:
+        with open(tmp, mode, **kwargs) as handle:
+            yield handle

@@ -1,0 +1,87 @@
+"""Build KenLM's lmplz, query and build_binary from its source distribution on PyPI."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from .atomic import atomic_path
+from .errors import LmgapError
+
+TOOLS = ("lmplz", "query", "build_binary")
+DEBIAN_PACKAGES = (
+    "cmake g++ make libboost-program-options-dev libboost-system-dev libboost-thread-dev "
+    "libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev"
+)
+MISSING_HELP = (
+    "KenLM cannot be built: {what}. On Debian or Ubuntu install the build prerequisites with\n"
+    f"    sudo apt-get install {DEBIAN_PACKAGES}\n"
+    "or set kenlm.bin_dir in config.yaml to a folder holding lmplz, query and build_binary."
+)
+
+
+def _run(cmd, log, what, cwd=None):
+    log.flush()
+    done = subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+    if done.returncode:
+        raise LmgapError(f"{what} failed (exit {done.returncode}); see {log.name}")
+
+
+def download_sdist(version, sha256, dest, log):
+    """Download kenlm==version with pip, refusing any file whose sha256 differs."""
+    requirements = Path(dest) / "requirements.txt"
+    requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
+    _run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", "kenlm",
+         "--no-build-isolation", "--require-hashes", "-r", str(requirements), "-d", str(dest)],
+        log, f"pip download kenlm=={version} (pinned sha256 {sha256})",
+    )
+    return Path(dest) / f"kenlm-{version}.tar.gz"
+
+
+def configure_and_make(source, build, max_order, threads, log):
+    """cmake and make the three tools; name the missing packages when cmake fails."""
+    for tool in ("cmake", "make", "g++"):
+        if shutil.which(tool) is None:
+            raise LmgapError(MISSING_HELP.format(what=f"{tool} is not installed"))
+    build.mkdir(parents=True, exist_ok=True)
+    log.flush()
+    configure = subprocess.run(
+        ["cmake", str(source), f"-DKENLM_MAX_ORDER={max_order}", "-DCMAKE_BUILD_TYPE=Release"],
+        cwd=build, stdout=log, stderr=subprocess.PIPE, text=True,
+    )
+    log.write(configure.stderr)
+    if configure.returncode:
+        lacking = [lib for lib in ("Boost", "ZLIB", "BZip2", "LibLZMA") if lib in configure.stderr]
+        what = "cmake could not find " + (", ".join(lacking) or "a dependency")
+        raise LmgapError(MISSING_HELP.format(what=what))
+    _run(["make", f"-j{threads}", *TOOLS], log, "compiling KenLM", cwd=build)
+
+
+def build_kenlm(version, sha256, max_order, bin_dir, threads, log):
+    """Download, verify and compile KenLM; install the tools into bin_dir atomically."""
+    Path(bin_dir).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kenlm-build-", dir=Path(bin_dir).parent) as work:
+        work = Path(work)
+        sdist = download_sdist(version, sha256, work, log)
+        with tarfile.open(sdist) as archive:
+            archive.extractall(work, filter="data")
+        configure_and_make(work / f"kenlm-{version}", work / "build", max_order, threads, log)
+        for tool in TOOLS:
+            with atomic_path(Path(bin_dir) / tool) as tmp:
+                shutil.copy2(work / "build" / "bin" / tool, tmp)
+
+
+def check_tools(bin_dir):
+    """Paths of the tools in a user-given folder; a clear error when one is missing."""
+    paths = {tool: Path(bin_dir) / tool for tool in TOOLS}
+    for tool, path in paths.items():
+        if not os.access(path, os.X_OK):
+            raise LmgapError(
+                f"kenlm.bin_dir is {bin_dir} but {path} is not an executable; "
+                "fix kenlm.bin_dir in config.yaml or remove it to let the pipeline build KenLM"
+            )
+    return paths

@@ -1,0 +1,89 @@
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
+
+from lmgap.configcheck import validate_config
+from lmgap.errors import LmgapError
+from lmgap.fetch import is_url, split_files
+from lmgap.models import models_from_config
+
+try:
+    config = validate_config(
+        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+    )
+except LmgapError as err:
+    raise WorkflowError(str(err)) from None
+
+KENLM_VERSION = "0.3.0"
+# sha256 of kenlm-0.3.0.tar.gz on PyPI; pip refuses any other file.
+KENLM_SHA256 = "c4628bb9fb63c8a6f9240035b8b037385cfc404cb72e933cf48878291edac1e8"
+ORDERS = sorted({int(order) for order in config["orders"]})
+# At least 6, KenLM's default, so that adding a small order never rebuilds the tools.
+KENLM_MAX_ORDER = max(6, max(ORDERS))
+MODELS = models_from_config(
+    ORDERS, config["lmplz"]["prune"], config["lmplz"]["discount_fallback"]
+)
+SPLITS = sorted({config["train_split"], *config["eval_splits"]})
+
+
+wildcard_constraints:
+    model=r"o\d+(-[a-z0-9.]+)*",
+    split=r"train|dev-0|dev-1|test-A",
+    tool=r"lmplz|query|build_binary",
+
+
+def kenlm_bin_dir():
+    """The user's KenLM tools if configured, else the pipeline's own build."""
+    if config["kenlm"]["bin_dir"]:
+        return Path(config["kenlm"]["bin_dir"])
+    return Path(f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{KENLM_MAX_ORDER}/bin")
+
+
+def kenlm_tool(tool):
+    # ancient(): a rebuilt tool (say for a larger maximum order) gives the same models.
+    return ancient(str(kenlm_bin_dir() / tool))
+
+
+def corpus_root():
+    """Where the corpus files are: the clone for URLs and pinned commits, else the source itself."""
+    source = config["corpus"]["source"]
+    if is_url(source) or config["corpus"]["commit"]:
+        return Path("resources/corpus/clone")
+    return Path(source)
+
+
+def corpus_required_files():
+    files = [name for split in SPLITS for name in split_files(split)]
+    if config["corpus"]["test_a"]:
+        files += split_files("test-A", with_gaps=False)
+    return files
+
+
+def local_corpus_files(wildcards):
+    """For a local directory, its files are inputs, so that editing them redoes the fetch."""
+    if corpus_root() == Path("resources/corpus/clone"):
+        return []
+    return [str(corpus_root() / name) for name in corpus_required_files()]
+
+
+def model_options(wildcards):
+    if wildcards.model not in MODELS:
+        raise WorkflowError(
+            f"model {wildcards.model} is not in the current config (orders: {ORDERS})"
+        )
+    return MODELS[wildcards.model]
+
+
+def physical_memory_mb():
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+
+
+def lmplz_mem_mb(wildcards):
+    """Each lmplz's share of the budget, so that all of them running at once stay within it."""
+    if config["memory"]["lmplz_mb"]:
+        return config["memory"]["lmplz_mb"]
+    budget = physical_memory_mb() * config["memory"]["budget_fraction"]
+    at_once = max(1, min(len(MODELS), workflow.cores or 1))
+    return int(budget / at_once)

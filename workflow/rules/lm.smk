@@ -1,0 +1,39 @@
+rule lmplz:
+    input:
+        text=expand(rules.rebuild_text.output.text, split=config["train_split"]),
+        lmplz=kenlm_tool("lmplz"),
+    output:
+        arpa=(
+            "results/models/{model}/model.arpa"
+            if config["keep_arpa"]
+            else temp("results/models/{model}/model.arpa")
+        ),
+    log:
+        "logs/lmplz/{model}.log",
+    benchmark:
+        "results/benchmarks/lmplz/{model}.tsv"
+    conda:
+        "../../envs/kenlm.yaml"
+    resources:
+        mem_mb=lmplz_mem_mb,
+    params:
+        options=model_options,
+        tmpdir="results/tmp/lmplz/{model}",
+    script:
+        "../scripts/lmplz.py"
+
+
+rule build_binary:
+    input:
+        arpa=rules.lmplz.output.arpa,
+        build_binary=kenlm_tool("build_binary"),
+    output:
+        binary="results/models/{model}/model.binary",
+    log:
+        "logs/build_binary/{model}.log",
+    benchmark:
+        "results/benchmarks/build_binary/{model}.tsv"
+    conda:
+        "../../envs/kenlm.yaml"
+    script:
+        "../scripts/build_binary.py"

@@ -1,0 +1,22 @@
+"""Entry point of rule fetch_corpus."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.fetch import fetch_corpus
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: fetch_corpus(
+        source=snakemake.params.source,
+        commit=snakemake.params.commit,
+        clone_dir=snakemake.params.clone_dir,
+        required=snakemake.params.required,
+        optional=[],
+        manifest_path=snakemake.output.manifest,
+        log=log,
+    ),
+)
