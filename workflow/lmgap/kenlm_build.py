@@ -56,8 +56,9 @@ def configure_and_make(source, build, max_order, threads, log):
     log.write(configure.stderr)
     if configure.returncode:
         lacking = [lib for lib in ("Boost", "ZLIB", "BZip2", "LibLZMA") if lib in configure.stderr]
-        what = "cmake could not find " + (", ".join(lacking) or "a dependency")
-        raise LmgapError(MISSING_HELP.format(what=what))
+        if lacking:
+            raise LmgapError(MISSING_HELP.format(what="cmake could not find " + ", ".join(lacking)))
+        raise LmgapError(f"cmake could not configure KenLM; see {log.name}")
     _run(["make", f"-j{threads}", *TOOLS], log, "compiling KenLM", cwd=build)
 
 
@@ -65,7 +66,7 @@ def build_kenlm(version, sha256, max_order, bin_dir, threads, log):
     """Download, verify and compile KenLM; install the tools into bin_dir atomically."""
     Path(bin_dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="kenlm-build-", dir=Path(bin_dir).parent) as work:
-        work = Path(work)
+        work = Path(work).resolve()
         sdist = download_sdist(version, sha256, work, log)
         with tarfile.open(sdist) as archive:
             archive.extractall(work, filter="data")

@@ -1,0 +1,47 @@
+"""Shared helpers: run the real pipeline in a scratch folder, build KenLM once per session."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflow"))
+
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+
+
+def run_pipeline(workdir, config, *targets, cores=2, check=True):
+    """Write config.yaml into workdir and run the real snakemake there; return the finished process."""
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
+    done = subprocess.run([*cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
+    if check and done.returncode:
+        raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
+    return done
+
+
+def jobs_run(done):
+    """{rule: count} from the job stats snakemake prints before it starts."""
+    lines = done.stderr.splitlines()
+    start = lines.index("Job stats:") + 3
+    counts = {}
+    for line in lines[start:]:
+        parts = line.split()
+        if len(parts) != 2 or parts[0] == "total":
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.fixture(scope="session")
+def kenlm_bin(tmp_path_factory):
+    """KenLM's tools, built once by the pipeline's own build_kenlm rule."""
+    workdir = tmp_path_factory.mktemp("kenlm")
+    run_pipeline(workdir, {"orders": [3]}, "build_kenlm")
+    (bin_dir,) = workdir.glob("resources/kenlm/*/bin")
+    return bin_dir

@@ -1,0 +1,128 @@
+"""End to end: the real snakemake with the real KenLM on corpora the tests generate."""
+
+import csv
+import shlex
+import subprocess
+
+import pytest
+
+from conftest import jobs_run, run_pipeline
+from lmgap.kenlm_output import parse_summary
+from lmgap.synth import MarkovSource, write_corpus
+
+SEED_RECIPE = (
+    "xzcat {split}/in.tsv.xz | paste {split}/expected.tsv - | "
+    """perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;print "$f[7] $f[0] $f[8]\\n"' > {text}"""
+)
+
+
+def read_table(workdir):
+    with open(workdir / "results/tables/perplexity.tsv", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def hand_recipe(corpus, bin_dir, order, work):
+    """The seed recipe as a person types it; returns query's summary as printed strings."""
+    q = shlex.quote
+    for split in ("train", "dev-0"):
+        script = SEED_RECIPE.format(split=q(str(corpus / split)), text=q(str(work / f"{split}.txt")))
+        subprocess.run(["bash", "-c", script], check=True)
+    arpa = work / f"model{order}.arpa"
+    subprocess.run(
+        f"{q(str(bin_dir / 'lmplz'))} -o {order} --skip_symbols < {q(str(work / 'train.txt'))} > {q(str(arpa))}",
+        shell=True, check=True, capture_output=True,
+    )
+    done = subprocess.run(
+        f"{q(str(bin_dir / 'query'))} {q(str(arpa))} < {q(str(work / 'dev-0.txt'))}",
+        shell=True, check=True, capture_output=True, text=True,
+    )
+    summary = {}
+    for line in done.stdout.splitlines():
+        label, _, value = line.rpartition(":\t")
+        summary[label.rpartition("\t")[2]] = value
+    return summary
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory, kenlm_bin):
+    """The pipeline on a demo-size corpus with orders 3, 4, 5 and the default lmplz options."""
+    root = tmp_path_factory.mktemp("demo")
+    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=7)
+    write_corpus(root / "corpus", source, train_sentences=6000, dev_sentences=600, seed=7)
+    config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    run_pipeline(root / "work", config)
+    return root
+
+
+def test_kenlm_build_has_the_configured_maximum_order(kenlm_bin):
+    done = subprocess.run([str(kenlm_bin / "query")], capture_output=True, text=True)
+    assert "KenLM was compiled with maximum order 6." in done.stdout + done.stderr
+
+
+def test_every_number_equals_the_hand_recipe(demo_run, kenlm_bin, tmp_path):
+    rows = read_table(demo_run / "work")
+    assert [(row["order"], row["split"]) for row in rows] == [("3", "dev-0"), ("4", "dev-0"), ("5", "dev-0")]
+    for row in rows:
+        printed = hand_recipe(demo_run / "corpus", kenlm_bin, int(row["order"]), tmp_path)
+        assert float(row["perplexity_including_oovs"]) == float(printed["Perplexity including OOVs"])
+        assert float(row["perplexity_excluding_oovs"]) == float(printed["Perplexity excluding OOVs"])
+        assert row["oovs"] == printed["OOVs"] and row["tokens"] == printed["Tokens"]
+        # The TSV keeps every printed digit: its text is the shortest exact form of query's number.
+        assert row["perplexity_including_oovs"] == repr(float(printed["Perplexity including OOVs"]))
+        assert (row["prune"], row["discount_fallback"]) == ("none", "false")
+
+
+def test_markdown_table_has_one_row_per_order(demo_run):
+    md = (demo_run / "work/results/tables/perplexity.md").read_text()
+    rows = read_table(demo_run / "work")
+    body = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| Order")]
+    assert [line.split(" | ")[0] for line in body] == ["| 3", "| 4", "| 5"]
+    for line, row in zip(body, rows):
+        assert f"| {float(row['perplexity_including_oovs']):.2f} |" in line and f"| {row['tokens']} |" in line
+
+
+def test_arpa_is_not_kept_by_default_and_text_ends_with_newline(demo_run):
+    models = demo_run / "work/results/models"
+    assert sorted(p.name for p in models.iterdir()) == ["o3", "o4", "o5"]
+    assert [p.name for p in (models / "o3").iterdir()] == ["model.binary"]
+    text = (demo_run / "work/results/text/dev-0.txt").read_bytes()
+    assert text.endswith(b"\n") and text.count(b"\n") == 600
+
+
+def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
+    source = MarkovSource(vocab_size=20, successors=4, mix=0.1, end=0.08, seed=11)
+    dev = write_corpus(tmp_path / "corpus", source, train_sentences=40000, dev_sentences=3000, seed=11, layout=4)
+    config = {
+        "corpus": {"source": str(tmp_path / "corpus")},
+        "orders": [3],
+        # Twenty words leave no singleton unigram, which modified Kneser-Ney needs.
+        "lmplz": {"discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+    }
+    run_pipeline(tmp_path / "work", config)
+    (row,) = read_table(tmp_path / "work")
+    assert int(row["oovs"]) == 0 and int(row["tokens"]) == sum(len(s) + 1 for s in dev)
+    truth = source.perplexity(dev)
+    model = float(row["perplexity_including_oovs"])
+    assert truth * 0.99 <= model <= truth * 1.03, (model, truth)
+
+
+def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
+    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=3)
+    write_corpus(tmp_path / "corpus", source, train_sentences=3000, dev_sentences=300, seed=3)
+    config = {"corpus": {"source": str(tmp_path / "corpus")}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    work = tmp_path / "work"
+    run_pipeline(work, config)
+    order3 = (work / "results/models/o3/model.binary").stat().st_mtime_ns
+
+    done = run_pipeline(work, {**config, "orders": [3, 4]})
+    assert jobs_run(done) == {"all": 1, "build_binary": 1, "lmplz": 1, "perplexity_table": 1, "query": 1}
+    assert "wildcards: model=o4" in done.stderr and "wildcards: model=o3" not in done.stderr
+    assert (work / "results/models/o3/model.binary").stat().st_mtime_ns == order3
+    assert [row["order"] for row in read_table(work)] == ["3", "4"]
+
+    done = run_pipeline(work, {**config, "orders": [4]})
+    assert jobs_run(done) == {"all": 1, "perplexity_table": 1}
+    assert [row["order"] for row in read_table(work)] == ["4"]
+
+

@@ -1,0 +1,98 @@
+"""The rebuilt text equals the seed recipe's output on the same bytes, for both layouts."""
+
+import lzma
+import subprocess
+
+import pytest
+
+from lmgap.errors import LmgapError
+from lmgap.rebuild import rebuild_split
+
+# The seed recipe; for the 4-column layout the contexts are fields 3 and 4 of the pasted line.
+PERL = {8: 'print "$f[7] $f[0] $f[8]\\n"', 4: 'print "$f[3] $f[0] $f[4]\\n"'}
+
+TRICKY_CONTEXTS = [
+    (b"the old\\nmill", b"stood\\n\\nthere"),
+    (b"<s> begins <s>here", b"and ends<s>"),
+    (b"", b"right only"),
+    (b"left only", b""),
+    (b"", b""),
+    (b"  spaced   out ", b" x "),
+    (b"back\\slash \\\\n and \\t", b"caf\xc3\xa9 \xe2\x80\x94 dash"),
+]
+
+
+def metadata(layout, index):
+    cols = [b"id\\n%d" % index, b"<s>paper", b"7", b"1873.5", b"", b"x y"]
+    return cols if layout == 8 else [cols[0], cols[3]]
+
+
+def write_split(split_dir, layout, gap_words, contexts, header=True, final_newline=True):
+    split_dir.mkdir(parents=True, exist_ok=True)
+    lines = [b"\t".join([*metadata(layout, i), left, right]) for i, (left, right) in enumerate(contexts)]
+    body = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    (split_dir / "in.tsv.xz").write_bytes(lzma.compress(body))
+    (split_dir / "expected.tsv").write_bytes(b"".join(w + b"\n" for w in gap_words))
+    if header:
+        names = ["FileId", "Paper", "Idx", "Year", "Month", "Day"][: layout - 2] + ["Left", "Right"]
+        (split_dir / "in-header.tsv").write_text("\t".join(names) + "\n")
+
+
+def seed_recipe(split_dir, layout):
+    script = (
+        f"xzcat {split_dir}/in.tsv.xz | paste {split_dir}/expected.tsv - | "
+        f"perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;{PERL[layout]}'"
+    )
+    return subprocess.run(["bash", "-c", script], capture_output=True, check=True).stdout
+
+
+@pytest.mark.parametrize("layout", [8, 4])
+@pytest.mark.parametrize("header", [True, False])
+def test_rebuild_matches_seed_recipe(tmp_path, layout, header):
+    gaps = [b"word%d" % i for i in range(len(TRICKY_CONTEXTS) - 1)] + [b"<s>gap\\n"]
+    write_split(tmp_path / "dev-0", layout, gaps, TRICKY_CONTEXTS, header=header)
+    out = tmp_path / "dev-0.txt"
+    assert rebuild_split(tmp_path / "dev-0", out) == len(TRICKY_CONTEXTS)
+    expected = seed_recipe(tmp_path / "dev-0", layout)
+    assert out.read_bytes() == expected
+    # Hand-checked lines: escaped breaks and <s> become spaces, empty contexts stay empty.
+    lines = out.read_bytes().split(b"\n")
+    assert lines[0] == b"the old mill word0 stood  there"
+    assert lines[1] == b"  begins  here word1 and ends "
+    assert lines[4] == b" word4 "
+
+
+def test_last_line_without_newline_still_ends_with_one(tmp_path):
+    write_split(tmp_path / "dev-0", 8, [b"a", b"b"], [(b"x", b"y"), (b"z", b"w")], final_newline=False)
+    out = tmp_path / "dev-0.txt"
+    rebuild_split(tmp_path / "dev-0", out)
+    assert out.read_bytes() == b"x a y\nz b w\n"
+
+
+@pytest.mark.parametrize("gaps, in_lines", [(2, 3), (4, 3)])
+def test_line_count_mismatch_names_both_files_and_counts(tmp_path, gaps, in_lines):
+    contexts = [(b"l", b"r")] * in_lines
+    write_split(tmp_path / "dev-0", 8, [b"g"] * gaps, contexts)
+    out = tmp_path / "dev-0.txt"
+    with pytest.raises(LmgapError) as err:
+        rebuild_split(tmp_path / "dev-0", out)
+    assert f"dev-0/expected.tsv has {gaps} lines but dev-0/in.tsv.xz has {in_lines}" in str(err.value)
+    assert not out.exists() and list(tmp_path.iterdir()) == [tmp_path / "dev-0"]
+
+
+def test_wrong_column_count_names_file_and_line(tmp_path):
+    write_split(tmp_path / "train", 8, [b"a", b"b"], [(b"x", b"y"), (b"z", b"w")])
+    body = lzma.decompress((tmp_path / "train/in.tsv.xz").read_bytes()).split(b"\n")
+    body[1] = b"only\tthree\tcolumns"
+    (tmp_path / "train/in.tsv.xz").write_bytes(lzma.compress(b"\n".join(body)))
+    out = tmp_path / "train.txt"
+    with pytest.raises(LmgapError, match=r"train/in.tsv.xz line 2 has 3 tab-separated columns, expected 8"):
+        rebuild_split(tmp_path / "train", out)
+    assert not out.exists()
+
+
+def test_missing_expected_is_named(tmp_path):
+    write_split(tmp_path / "dev-0", 8, [b"a"], [(b"x", b"y")])
+    (tmp_path / "dev-0/expected.tsv").unlink()
+    with pytest.raises(LmgapError, match="dev-0/expected.tsv is missing"):
+        rebuild_split(tmp_path / "dev-0", tmp_path / "out.txt")
