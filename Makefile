@@ -1,0 +1,50 @@
+# Set-up and entry points. `make run` and `make test` each do all the set-up they need.
+SHELL := /bin/bash
+VENV := .venv
+PYTHON ?= python3
+# What building KenLM needs, as Debian/Ubuntu packages (the pipeline names them too if missing).
+DEBIAN_PACKAGES := cmake g++ make git perl xz-utils libboost-program-options-dev \
+	libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev
+CORES ?= 8
+
+.PHONY: setup system-packages run test demo lint
+
+setup: system-packages $(VENV)/.installed
+
+# Installs missing Debian packages when run as root; otherwise prints the command to run.
+system-packages:
+	@if command -v dpkg-query >/dev/null; then \
+	  missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	    else \
+	      echo "Missing system packages; install them with: sudo apt-get install $$missing" >&2; exit 1; \
+	    fi; \
+	  fi; \
+	else \
+	  echo "Not a Debian system: install cmake, g++, make, Boost, zlib, bzip2 and liblzma headers yourself." >&2; \
+	fi
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+# The main job: every model of config.yaml and the tables.
+run: setup
+	$(VENV)/bin/snakemake --cores $(CORES)
+
+# The test suite, as CI runs it.
+test: setup
+	$(VENV)/bin/pytest
+
+# A small generated corpus in the challenge's format, for trying the pipeline offline.
+demo: setup
+	@[ -d resources/demo/corpus ] || PYTHONPATH=workflow $(VENV)/bin/python -m lmgap.synth resources/demo/corpus
+	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}'
+
+lint: setup
+	$(VENV)/bin/snakemake --lint
+	$(VENV)/bin/snakefmt --check .
