@@ -1,6 +1,7 @@
 """End to end: the real snakemake with the real KenLM on corpora the tests generate."""
 
 import csv
+import json
 import shlex
 import subprocess
 
@@ -97,10 +98,14 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
         "orders": [3],
         # Twenty words leave no singleton unigram, which modified Kneser-Ney needs.
         "lmplz": {"discount_fallback": True},
+        "keep_arpa": True,
         "kenlm": {"bin_dir": str(kenlm_bin)},
     }
     run_pipeline(tmp_path / "work", config)
+    arpa = (tmp_path / "work/results/models/o3-fallback/model.arpa").read_text()
+    assert "\\data\\\nngram 1=" in arpa[:100] and arpa.rstrip().endswith("\\end\\")
     (row,) = read_table(tmp_path / "work")
+    assert row["discount_fallback"] == "true"
     assert int(row["oovs"]) == 0 and int(row["tokens"]) == sum(len(s) + 1 for s in dev)
     truth = source.perplexity(dev)
     model = float(row["perplexity_including_oovs"])
@@ -109,10 +114,15 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
 
 def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
     source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=3)
-    write_corpus(tmp_path / "corpus", source, train_sentences=3000, dev_sentences=300, seed=3)
-    config = {"corpus": {"source": str(tmp_path / "corpus")}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    repo = tmp_path / "corpus"
+    write_corpus(repo, source, train_sentences=3000, dev_sentences=300, seed=3)
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "corpus"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True)
+    config = {"corpus": {"source": repo.as_uri()}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
     work = tmp_path / "work"
     run_pipeline(work, config)
+    manifest = json.loads((work / "results/corpus/manifest.json").read_text())
+    assert manifest["root"] == "resources/corpus/clone" and len(manifest["commit"]) == 40
     order3 = (work / "results/models/o3/model.binary").stat().st_mtime_ns
 
     done = run_pipeline(work, {**config, "orders": [3, 4]})

@@ -1,0 +1,40 @@
+"""Building KenLM: the pinned download and a clear message when prerequisites are missing."""
+
+import shutil
+
+import pytest
+
+from lmgap import kenlm_build
+from lmgap.errors import LmgapError
+
+
+def test_missing_compiler_names_the_debian_packages(tmp_path, monkeypatch):
+    real_which = shutil.which
+    monkeypatch.setattr(kenlm_build.shutil, "which", lambda tool: None if tool == "cmake" else real_which(tool))
+    with open(tmp_path / "build.log", "w") as log, pytest.raises(LmgapError) as err:
+        kenlm_build.configure_and_make(tmp_path / "src", tmp_path / "build", 6, 1, log)
+    message = str(err.value)
+    assert "cmake is not installed" in message
+    for package in ("libboost-program-options-dev", "libboost-system-dev", "libboost-thread-dev", "zlib1g-dev"):
+        assert package in message
+
+
+def test_cmake_without_boost_names_the_packages(tmp_path):
+    """A real cmake run on a project that needs Boost components that cannot be found."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.10)\nproject(probe CXX)\n"
+        "set(Boost_NO_SYSTEM_PATHS ON)\nset(BOOST_ROOT /nonexistent)\nset(Boost_NO_BOOST_CMAKE ON)\n"
+        "find_package(Boost 99.0 REQUIRED COMPONENTS program_options)\n"
+    )
+    with open(tmp_path / "build.log", "w") as log, pytest.raises(LmgapError) as err:
+        kenlm_build.configure_and_make(src, tmp_path / "build", 6, 1, log)
+    assert "cmake could not find Boost" in str(err.value)
+    assert "sudo apt-get install" in str(err.value) and "libboost-thread-dev" in str(err.value)
+
+
+def test_download_refuses_a_wrong_checksum(tmp_path):
+    with open(tmp_path / "pip.log", "w") as log, pytest.raises(LmgapError, match="pinned sha256"):
+        kenlm_build.download_sdist("0.3.0", "0" * 64, tmp_path, log)
+    assert not list(tmp_path.glob("*.tar.gz"))
