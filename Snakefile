@@ -17,3 +17,4 @@ include: "workflow/rules/tables.smk"
 rule all:
     input:
         rules.perplexity_table.output,
+        rules.cost_table.output,

@@ -1,6 +1,7 @@
 """Gather per-model metrics into the tidy TSV and the Markdown comparison table."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -86,3 +87,61 @@ def write_tables(metric_paths, tsv_path, md_path):
     write_tsv(frame, tsv_path)
     with atomic_open(md_path) as handle:
         handle.write(markdown(frame))
+
+
+COST_COLUMNS = [
+    "order", "train_seconds", "train_cpu_seconds", "binarize_seconds", "query_seconds",
+    "peak_rss_mb", "binary_bytes", *OPTIONS, "model",
+]
+
+
+def read_benchmark(path):
+    """Seconds, CPU seconds and peak resident memory (MB) from a Snakemake benchmark file."""
+    row = pd.read_csv(path, sep="\t").iloc[0]
+    return {"s": float(row["s"]), "cpu": float(row["cpu_time"]), "rss": float(row["max_rss"])}
+
+
+def cost_frame(models, benchmarks, binaries):
+    """One row per model; benchmarks maps (rule, model) to a list of benchmark files."""
+    rows = []
+    for name, options in models.items():
+        train = read_benchmark(benchmarks[("lmplz", name)][0])
+        binarize = read_benchmark(benchmarks[("build_binary", name)][0])
+        queries = [read_benchmark(path) for path in benchmarks[("query", name)]]
+        rows.append({
+            "order": options["order"],
+            "train_seconds": train["s"],
+            "train_cpu_seconds": train["cpu"],
+            "binarize_seconds": binarize["s"],
+            "query_seconds": sum(q["s"] for q in queries),
+            "peak_rss_mb": max(b["rss"] for b in [train, binarize, *queries]),
+            "binary_bytes": Path(binaries[name]).stat().st_size,
+            "prune": " ".join(str(p) for p in options["prune"]) or "none",
+            "discount_fallback": "true" if options["discount_fallback"] else "false",
+            "model": name,
+        })
+    return pd.DataFrame(rows, columns=COST_COLUMNS).sort_values(["order", "model"]).reset_index(drop=True)
+
+
+def cost_markdown(frame, splits):
+    lines = [
+        f"Cost per model (query time summed over {', '.join(splits)})",
+        "",
+        "| Model | Train (s) | Binarize (s) | Query (s) | Peak RSS (MB) | Binary (MB) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for _, row in frame.iterrows():
+        lines.append(
+            f"| {row['model']} | {row['train_seconds']:.2f} | {row['binarize_seconds']:.2f} | "
+            f"{row['query_seconds']:.2f} | {row['peak_rss_mb']:.0f} | {row['binary_bytes'] / 2**20:.1f} |"
+        )
+    lines += ["", "Times are wall-clock seconds from Snakemake's `benchmark:` files; they vary from run to run.", ""]
+    return "\n".join(lines)
+
+
+def write_cost_tables(models, benchmarks, binaries, splits, tsv_path, md_path):
+    frame = cost_frame(models, benchmarks, binaries)
+    with atomic_open(tsv_path, newline="") as handle:
+        frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+    with atomic_open(md_path) as handle:
+        handle.write(cost_markdown(frame, splits))

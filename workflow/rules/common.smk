@@ -80,10 +80,27 @@ def physical_memory_mb():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
 
 
+# The memory budget of all jobs running at once: --resources mem_mb=N if given, else
+# memory.budget_mb, else 80% of physical memory read now. Snakemake starts no job that
+# would take the sum of running jobs' mem_mb over it.
+if "mem_mb" in workflow.global_resources:
+    MEMORY_BUDGET_MB = int(workflow.global_resources["mem_mb"].value)
+else:
+    MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or int(physical_memory_mb() * 0.8)
+    workflow.register_resource("mem_mb", MEMORY_BUDGET_MB)
+# Work runs at most one job per physical core, whatever --cores says: lmplz, build_binary and
+# query each keep about one core busy, and more jobs than cores only share them.
+if "cpus" not in workflow.global_resources:
+    workflow.register_resource("cpus", os.cpu_count() or 1)
+CPUS = int(workflow.global_resources["cpus"].value)
+
+
 def lmplz_mem_mb(wildcards):
     """Each lmplz's share of the budget, so that all of them running at once stay within it."""
-    if config["memory"]["lmplz_mb"]:
-        return config["memory"]["lmplz_mb"]
-    budget = physical_memory_mb() * config["memory"]["budget_fraction"]
-    at_once = max(1, min(len(MODELS), workflow.cores or 1))
-    return int(budget / at_once)
+    at_once = max(1, min(len(MODELS), CPUS, workflow.cores or 1))
+    return MEMORY_BUDGET_MB // at_once
+
+
+def model_mem_mb(wildcards, input):
+    """Loading a model takes about the size of its ARPA or binary file, capped by the budget."""
+    return min(MEMORY_BUDGET_MB, 256 + int(1.2 * max(input.size_mb, 1)))

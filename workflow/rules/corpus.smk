@@ -28,6 +28,9 @@ rule rebuild_text:
         "results/benchmarks/rebuild_text/{split}.tsv"
     conda:
         "../../envs/python.yaml"
+    resources:
+        mem_mb=200,
+        cpus=1,
     params:
         split_dir=lambda wildcards: str(corpus_root() / wildcards.split),
     script:

@@ -11,6 +11,9 @@ rule query:
         "results/benchmarks/query/{model}/{split}.tsv"
     conda:
         "../../envs/kenlm.yaml"
+    resources:
+        mem_mb=model_mem_mb,
+        cpus=1,
     params:
         options=model_options,
     script:

@@ -12,6 +12,9 @@ if not config["kenlm"]["bin_dir"]:
         conda:
             "../../envs/kenlm-build.yaml"
         threads: 2
+        resources:
+            mem_mb=2000,
+            cpus=2,
         params:
             version=KENLM_VERSION,
             sha256=KENLM_SHA256,

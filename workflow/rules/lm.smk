@@ -16,6 +16,7 @@ rule lmplz:
         "../../envs/kenlm.yaml"
     resources:
         mem_mb=lmplz_mem_mb,
+        cpus=1,
     params:
         options=model_options,
         tmpdir="results/tmp/lmplz/{model}",
@@ -35,5 +36,8 @@ rule build_binary:
         "results/benchmarks/build_binary/{model}.tsv"
     conda:
         "../../envs/kenlm.yaml"
+    resources:
+        mem_mb=model_mem_mb,
+        cpus=1,
     script:
         "../scripts/build_binary.py"
