@@ -18,3 +18,4 @@ rule all:
     input:
         rules.perplexity_table.output,
         rules.cost_table.output,
+        rules.record_run.output,

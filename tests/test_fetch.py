@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from lmgap.errors import LmgapError
-from lmgap.fetch import fetch_corpus
+from lmgap.fetch import fetch_corpus, write_manifest
 from lmgap.synth import MarkovSource, write_corpus
 
 REQUIRED = ["train/in.tsv.xz", "train/expected.tsv", "dev-0/in.tsv.xz", "dev-0/expected.tsv"]
@@ -38,8 +38,10 @@ def independent_description(path):
 
 
 def fetch(tmp_path, source, commit=None, required=REQUIRED):
+    """Both corpus steps: fetch and check, then describe every file in the manifest."""
     with open(tmp_path / "fetch.log", "w") as log:
-        return fetch_corpus(source, commit, tmp_path / "clone", required, [], tmp_path / "manifest.json", log)
+        fetch_corpus(source, commit, tmp_path / "clone", required, tmp_path / "fetched.json", log)
+    return write_manifest(tmp_path / "fetched.json", tmp_path / "manifest.json")
 
 
 def test_clone_records_commit_checksums_and_lines(tmp_path, corpus_repo):

@@ -38,3 +38,17 @@ def test_download_refuses_a_wrong_checksum(tmp_path):
     with open(tmp_path / "pip.log", "w") as log, pytest.raises(LmgapError, match="pinned sha256"):
         kenlm_build.download_sdist("0.3.0", "0" * 64, tmp_path, log)
     assert not list(tmp_path.glob("*.tar.gz"))
+
+
+def test_user_tools_below_the_configured_order_stop_the_run(tmp_path, kenlm_bin):
+    from conftest import run_pipeline
+
+    config = {"corpus": {"source": str(tmp_path)}, "orders": [3, 7], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    done = run_pipeline(tmp_path / "work", config, "--dry-run", check=False)
+    assert done.returncode != 0
+    assert "compiled with maximum order 6, but orders asks for [7]" in done.stdout + done.stderr
+
+
+def test_missing_user_tool_names_the_key(tmp_path):
+    with pytest.raises(LmgapError, match="fix kenlm.bin_dir"):
+        kenlm_build.check_user_tools(tmp_path, [3])

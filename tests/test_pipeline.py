@@ -1,6 +1,7 @@
 """End to end: the real snakemake with the real KenLM on corpora the tests generate."""
 
 import csv
+import hashlib
 import json
 import shlex
 import subprocess
@@ -126,13 +127,50 @@ def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
     order3 = (work / "results/models/o3/model.binary").stat().st_mtime_ns
 
     done = run_pipeline(work, {**config, "orders": [3, 4]})
-    assert jobs_run(done) == {"all": 1, "build_binary": 1, "lmplz": 1, "perplexity_table": 1, "query": 1}
+    tables = {"all": 1, "perplexity_table": 1, "cost_table": 1, "record_run": 1}
+    assert jobs_run(done) == {**tables, "build_binary": 1, "lmplz": 1, "query": 1}
     assert "wildcards: model=o4" in done.stderr and "wildcards: model=o3" not in done.stderr
     assert (work / "results/models/o3/model.binary").stat().st_mtime_ns == order3
     assert [row["order"] for row in read_table(work)] == ["3", "4"]
 
     done = run_pipeline(work, {**config, "orders": [4]})
-    assert jobs_run(done) == {"all": 1, "perplexity_table": 1}
+    assert jobs_run(done) == tables
     assert [row["order"] for row in read_table(work)] == ["4"]
 
 
+
+
+def test_two_clean_runs_give_identical_tables_and_a_provenance_record(demo_run, kenlm_bin, tmp_path):
+    config = {"corpus": {"source": str(demo_run / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    run_pipeline(tmp_path / "again", config)
+    for table in ("perplexity.tsv", "perplexity.md"):
+        first = (demo_run / "work/results/tables" / table).read_bytes()
+        assert (tmp_path / "again/results/tables" / table).read_bytes() == first
+    record = json.loads((demo_run / "work/results/provenance.json").read_text())
+    assert record["experiment"]["orders"] == [3, 4, 5] and record["kenlm"]["version"] == "0.3.0"
+    train = demo_run / "corpus/train/in.tsv.xz"
+    assert record["corpus"]["files"]["train/in.tsv.xz"]["sha256"] == hashlib.sha256(train.read_bytes()).hexdigest()
+    lmplz = (kenlm_bin / "lmplz").read_bytes()
+    assert record["kenlm"]["tools_sha256"]["lmplz"] == hashlib.sha256(lmplz).hexdigest()
+
+
+def test_cost_table_has_a_row_per_model(demo_run):
+    with open(demo_run / "work/results/tables/cost.tsv", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    assert [row["model"] for row in rows] == ["o3", "o4", "o5"]
+    for row in rows:
+        binary = demo_run / f"work/results/models/{row['model']}/model.binary"
+        assert int(row["binary_bytes"]) == binary.stat().st_size
+        assert float(row["train_seconds"]) > 0 and float(row["peak_rss_mb"]) > 0
+
+
+def test_bad_discounts_name_the_config_key_and_the_fallback_works(tmp_path, kenlm_bin):
+    source = MarkovSource(vocab_size=8, successors=3, mix=0.1, seed=5)
+    write_corpus(tmp_path / "corpus", source, train_sentences=300, dev_sentences=20, seed=5)
+    config = {"corpus": {"source": str(tmp_path / "corpus")}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    done = run_pipeline(tmp_path / "work", config, check=False)
+    assert done.returncode != 0
+    assert "Set lmplz.discount_fallback: true in config.yaml" in done.stderr
+    assert not list((tmp_path / "work/results/models").glob("*/model.*"))
+    run_pipeline(tmp_path / "work", {**config, "lmplz": {"discount_fallback": True}})
+    assert [row["model"] for row in read_table(tmp_path / "work")] == ["o3-fallback"]

@@ -96,3 +96,46 @@ def test_missing_expected_is_named(tmp_path):
     (tmp_path / "dev-0/expected.tsv").unlink()
     with pytest.raises(LmgapError, match="dev-0/expected.tsv is missing"):
         rebuild_split(tmp_path / "dev-0", tmp_path / "out.txt")
+
+
+def test_bytes_that_are_not_utf8_pass_through_like_the_seed_recipe(tmp_path):
+    contexts = [(b"caf\xe9 \xff\xfe", b"\xc3(broken"), (b"ok", b"fine")]
+    write_split(tmp_path / "dev-0", 8, [b"\x80gap", b"w"], contexts)
+    out = tmp_path / "dev-0.txt"
+    rebuild_split(tmp_path / "dev-0", out)
+    assert out.read_bytes() == seed_recipe(tmp_path / "dev-0", 8)
+    assert out.read_bytes().startswith(b"caf\xe9 \xff\xfe \x80gap \xc3(broken\n")
+
+
+def test_symbols_and_control_characters_become_spaces(tmp_path):
+    """Where the rebuild departs from the seed recipe: both KenLM tools must see the same words."""
+    contexts = [(b"a</s>b <unk> c", b"x\x0by\x0cz\x00w\rv"), (b"<s>s", b"end")]
+    write_split(tmp_path / "dev-0", 8, [b"g</s>", b"h"], contexts)
+    out = tmp_path / "dev-0.txt"
+    rebuild_split(tmp_path / "dev-0", out)
+    assert out.read_bytes() == b"a b   c g  x y z w v\n s h end\n"
+
+
+def test_crlf_line_ends_are_dropped(tmp_path):
+    write_split(tmp_path / "dev-0", 4, [b"g1\r", b"g2\r"], [(b"l1", b"r1\r"), (b"l2", b"r2\r")])
+    out = tmp_path / "dev-0.txt"
+    rebuild_split(tmp_path / "dev-0", out)
+    assert out.read_bytes() == b"l1 g1 r1\nl2 g2 r2\n"
+
+
+def test_empty_split_is_an_error(tmp_path):
+    write_split(tmp_path / "train", 8, [], [], final_newline=False)
+    (tmp_path / "train/in.tsv.xz").write_bytes(lzma.compress(b""))
+    with pytest.raises(LmgapError, match="train/in.tsv.xz has no lines"):
+        rebuild_split(tmp_path / "train", tmp_path / "train.txt")
+    assert not (tmp_path / "train.txt").exists()
+
+
+def test_truncated_xz_names_the_file_and_leaves_nothing(tmp_path):
+    contexts = [(b"word " * 200, b"more " * 200)] * 300
+    write_split(tmp_path / "train", 8, [b"g"] * 300, contexts)
+    data = (tmp_path / "train/in.tsv.xz").read_bytes()
+    (tmp_path / "train/in.tsv.xz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(LmgapError, match="train/in.tsv.xz is corrupt or truncated"):
+        rebuild_split(tmp_path / "train", tmp_path / "train.txt")
+    assert not (tmp_path / "train.txt").exists()

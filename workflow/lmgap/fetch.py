@@ -107,30 +107,25 @@ def describe_file(path):
     return {"sha256": digest.hexdigest(), "lines": lines}
 
 
-def write_manifest(root, source, commit, required, optional, manifest_path):
-    """Check that the required files exist and record commit, checksums and line counts."""
-    root = Path(root)
-    missing = [name for name in required if not (root / name).is_file()]
+def check_files(root, required):
+    """Every required file is there, or an error naming the missing ones."""
+    missing = [name for name in required if not (Path(root) / name).is_file()]
     if missing:
         raise LmgapError(
             f"the corpus at {root} lacks {', '.join(missing)}; point corpus.source in config.yaml "
             "at a directory in the challenge's layout (train/ and dev-0/ with in.tsv.xz and expected.tsv)"
         )
-    present = list(required) + [name for name in optional if (root / name).is_file()]
-    manifest = {
-        "source": source,
-        "commit": commit,
-        "root": str(root),
-        "files": {name: describe_file(root / name) for name in sorted(present)},
-    }
-    with atomic_open(manifest_path) as out:
-        json.dump(manifest, out, indent=2, sort_keys=True)
+
+
+def _write_json(record, path):
+    with atomic_open(path) as out:
+        json.dump(record, out, indent=2, sort_keys=True)
         out.write("\n")
-    return manifest
 
 
-def fetch_corpus(source, commit, clone_dir, required, optional, manifest_path, log):
-    """Make the corpus available (cloning URLs, or local directories pinned to a commit)."""
+def fetch_corpus(source, commit, clone_dir, required, record_path, log):
+    """Make the corpus available (cloning URLs, or local directories pinned to a commit),
+    check it and record where it is; cheap, so that the rebuild starts at once."""
     if is_url(source) or commit:
         if not is_url(source) and not Path(source).is_dir():
             raise LmgapError(f"corpus.source {source} is neither a git URL nor a directory")
@@ -142,4 +137,17 @@ def fetch_corpus(source, commit, clone_dir, required, optional, manifest_path, l
             raise LmgapError(
                 f"corpus.source {source} is not a directory; give a git URL or a local copy of the corpus"
             )
-    return write_manifest(root, source, head_commit(root), required, optional, manifest_path)
+    check_files(root, required)
+    record = {"source": source, "commit": head_commit(root), "root": str(root), "files": sorted(required)}
+    _write_json(record, record_path)
+    return record
+
+
+def write_manifest(record_path, manifest_path):
+    """The fetch record with the sha256 and line count of every file used."""
+    with open(record_path) as handle:
+        record = json.load(handle)
+    root = Path(record["root"])
+    manifest = {**record, "files": {name: describe_file(root / name) for name in record["files"]}}
+    _write_json(manifest, manifest_path)
+    return manifest

@@ -86,3 +86,25 @@ def check_tools(bin_dir):
                 "fix kenlm.bin_dir in config.yaml or remove it to let the pipeline build KenLM"
             )
     return paths
+
+
+def compiled_max_order(query):
+    """The KENLM_MAX_ORDER a query binary was built with, from its usage message."""
+    done = subprocess.run([str(query)], capture_output=True, text=True)
+    for line in (done.stdout + done.stderr).splitlines():
+        if line.startswith("KenLM was compiled with maximum order"):
+            return int(line.rstrip(".").rsplit(" ", 1)[1])
+    raise LmgapError(f"{query} did not say its maximum order; is it KenLM's query?")
+
+
+def check_user_tools(bin_dir, orders):
+    """Before anything runs: the user's tools exist and support every configured order."""
+    paths = check_tools(bin_dir)
+    limit = compiled_max_order(paths["query"])
+    too_high = [order for order in orders if order > limit]
+    if too_high:
+        raise LmgapError(
+            f"the KenLM in kenlm.bin_dir ({bin_dir}) was compiled with maximum order {limit}, "
+            f"but orders asks for {too_high}; remove kenlm.bin_dir to let the pipeline build "
+            "KenLM with a large enough KENLM_MAX_ORDER, or lower the orders"
+        )

@@ -1,13 +1,21 @@
 """Rebuild plain text (`left gap right`, one line per in.tsv line) from a challenge split."""
 
 import lzma
+import contextlib
+import fcntl
+import shutil
+import subprocess
 from pathlib import Path
 
 from .atomic import atomic_open
 from .errors import LmgapError
 
 ESCAPED_NEWLINE = b"\\n"
-SENTENCE_START = b"<s>"
+# lmplz --skip_symbols reads these as spaces but query scores them as words, so that both
+# tools see the same tokens they become spaces here (the seed recipe removes only <s>).
+MARKUP = (b"<s>", b"</s>", b"<unk>")
+# Vertical tab, form feed, NUL and carriage return split words in one tool but not the other.
+SPACES = bytes.maketrans(b"\x00\x0b\x0c\r", b"    ")
 
 
 def split_columns(split_dir):
@@ -20,27 +28,81 @@ def split_columns(split_dir):
 
 
 def clean(field):
-    """Turn escaped line breaks and `<s>` into spaces, as the seed recipe does."""
-    return field.replace(ESCAPED_NEWLINE, b" ").replace(SENTENCE_START, b" ")
+    """Turn escaped line breaks, `<s>`, `</s>`, `<unk>` and odd control characters into spaces."""
+    field = field.replace(ESCAPED_NEWLINE, b" ")
+    for symbol in MARKUP:
+        field = field.replace(symbol, b" ")
+    return field.translate(SPACES)
 
 
-def rebuild_line(in_line, gap, columns=None):
-    """The text of one line: left context, gap word, right context, then a newline.
-
-    `in_line` and `gap` are bytes without their line ends; `columns` is the expected
-    column count (None accepts any count of at least two).
-    """
-    fields = in_line.split(b"\t")
-    if len(fields) < 2 or (columns is not None and len(fields) != columns):
-        want = "at least 2" if columns is None else str(columns)
-        raise ValueError(f"has {len(fields)} tab-separated columns, expected {want}")
+def check_line(line, gap, columns):
+    """Raise ValueError saying what is wrong with a line whose column count or gap is off."""
+    found = line.count(b"\t") + 1
+    if found != columns:
+        raise ValueError(f"has {found} tab-separated columns, expected {columns}")
     if b"\t" in gap:
-        raise ValueError("expected.tsv holds a tab inside the gap word")
-    return b" ".join((clean(fields[-2]), clean(gap), clean(fields[-1]))) + b"\n"
+        raise ValueError("has a gap word with a tab in it in expected.tsv")
 
 
-def _count_rest(lines):
-    return sum(1 for _ in lines)
+BLOCK = 1 << 20
+F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, which Python names only from 3.10 on Linux
+
+
+class CorruptInput(Exception):
+    """The decompressor rejected the file."""
+
+
+def _blocks(path, compressed):
+    """Raw blocks of a file. xz files are decompressed by an `xz` process, so that decompression
+    runs on another core while this one rebuilds lines (the lzma module is the fallback)."""
+    if not compressed:
+        with open(path, "rb") as handle:
+            yield from iter(lambda: handle.read(BLOCK), b"")
+        return
+    xz = shutil.which("xz")
+    if xz is None:
+        try:
+            with lzma.open(path, "rb") as handle:
+                yield from iter(lambda: handle.read(BLOCK), b"")
+        except (lzma.LZMAError, EOFError) as err:
+            raise CorruptInput(str(err)) from None
+        return
+    with subprocess.Popen([xz, "-dc", "--", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        try:
+            yield from _drained(proc.stdout)
+        finally:
+            proc.stdout.close()
+            error = proc.stderr.read().decode(errors="replace").strip()
+            proc.wait()
+        if proc.returncode:
+            raise CorruptInput(error.replace(f"{xz}: ", "").replace(f"{path}: ", ""))
+
+
+def _drained(pipe):
+    """Blocks of a pipe widened to a megabyte, so that xz runs ahead while a block is rebuilt."""
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(pipe.fileno(), F_SETPIPE_SZ, 1 << 20)
+    yield from iter(lambda: pipe.read1(BLOCK), b"")
+
+
+def _lines(path, compressed=False):
+    """Lists of whole lines, cleaned and without their ends, block by block."""
+    carry = b""
+    for block in _blocks(path, compressed):
+        block = carry + block
+        cut = block.rfind(b"\n") + 1
+        carry = block[cut:]
+        if cut:
+            yield clean(block[:cut].replace(b"\r\n", b"\n")).split(b"\n")[:-1]
+    if carry:
+        yield [clean(carry[:-1] if carry.endswith(b"\r") else carry)]
+
+
+def _mismatch(name, gaps, lines):
+    return LmgapError(
+        f"{name}expected.tsv has {gaps} lines but {name}in.tsv.xz has {lines}: "
+        "each in.tsv line needs its gap word on the same line of expected.tsv"
+    )
 
 
 def rebuild_split(split_dir, out_path):
@@ -57,38 +119,40 @@ def rebuild_split(split_dir, out_path):
     columns = split_columns(split_dir)
     name = f"{split_dir.name}/"
     count = 0
-    with lzma.open(in_path, "rb") as ins, open(gap_path, "rb") as gaps, atomic_open(out_path, "wb") as out:
-        in_iter, gap_iter = iter(ins), iter(gaps)
+    in_blocks, gap_blocks = _lines(in_path, compressed=True), _lines(gap_path)
+    gaps = iter(())
+    with atomic_open(out_path, "wb") as out:
         try:
-            for count, in_line in enumerate(in_iter, start=1):
-                gap = next(gap_iter, None)
-                if gap is None:
-                    total = count + _count_rest(in_iter)
-                    raise LmgapError(
-                        f"{name}expected.tsv has {count - 1} lines but {name}in.tsv.xz has {total}: "
-                        "each in.tsv line needs its gap word on the same line of expected.tsv"
-                    )
-                if columns is None:
-                    columns = len(in_line.split(b"\t"))
-                try:
-                    out.write(rebuild_line(_chomp(in_line), _chomp(gap), columns))
-                except ValueError as err:
-                    raise LmgapError(
-                        f"{name}in.tsv.xz line {count} {err}; fix that line "
-                        "(in-header.tsv, when present, sets the column count)"
-                    ) from None
-        except (lzma.LZMAError, EOFError) as err:
+            for lines in in_blocks:
+                columns = columns or lines[0].count(b"\t") + 1
+                rebuilt = []
+                for index, line in enumerate(lines):
+                    gap = next(gaps, None)
+                    if gap is None:
+                        gaps = iter(next(gap_blocks, ()))
+                        gap = next(gaps, None)
+                    if gap is None:
+                        rest = len(lines) - index + sum(len(block) for block in in_blocks)
+                        raise _mismatch(name, count, count + rest)
+                    count += 1
+                    if columns < 2 or line.count(b"\t") != columns - 1 or b"\t" in gap:
+                        try:
+                            check_line(line, gap, max(columns, 2))
+                        except ValueError as err:
+                            raise LmgapError(
+                                f"{name}in.tsv.xz line {count} {err}; fix that line "
+                                "(in-header.tsv, when present, sets the column count)"
+                            ) from None
+                    left, right = line.rsplit(b"\t", 2)[-2:]
+                    rebuilt.append(b"%s %s %s\n" % (left, gap, right))
+                out.write(b"".join(rebuilt))
+        except CorruptInput as err:
             raise LmgapError(
                 f"{in_path} is corrupt or truncated after line {count} ({err}); fetch the corpus again"
             ) from None
-        extra = _count_rest(gap_iter)
+        if count == 0:
+            raise LmgapError(f"{in_path} has no lines; a split needs at least one line of text")
+        extra = sum(1 for _ in gaps) + sum(len(block) for block in gap_blocks)
         if extra:
-            raise LmgapError(
-                f"{name}expected.tsv has {count + extra} lines but {name}in.tsv.xz has {count}: "
-                "each in.tsv line needs its gap word on the same line of expected.tsv"
-            )
+            raise _mismatch(name, count + extra, count)
     return count
-
-
-def _chomp(line):
-    return line[:-1] if line.endswith(b"\n") else line

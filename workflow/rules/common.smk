@@ -7,6 +7,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 from lmgap.configcheck import validate_config
 from lmgap.errors import LmgapError
 from lmgap.fetch import is_url, split_files
+from lmgap.kenlm_build import check_user_tools
 from lmgap.models import models_from_config
 
 try:
@@ -26,6 +27,11 @@ MODELS = models_from_config(
     ORDERS, config["lmplz"]["prune"], config["lmplz"]["discount_fallback"]
 )
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
+if config["kenlm"]["bin_dir"]:
+    try:
+        check_user_tools(config["kenlm"]["bin_dir"], ORDERS)
+    except LmgapError as err:
+        raise WorkflowError(str(err)) from None
 
 
 wildcard_constraints:
@@ -91,14 +97,20 @@ else:
 # Work runs at most one job per physical core, whatever --cores says: lmplz, build_binary and
 # query each keep about one core busy, and more jobs than cores only share them.
 if "cpus" not in workflow.global_resources:
-    workflow.register_resource("cpus", os.cpu_count() or 1)
+    workflow.register_resource("cpus", len(os.sched_getaffinity(0)))
 CPUS = int(workflow.global_resources["cpus"].value)
 
 
-def lmplz_mem_mb(wildcards):
-    """Each lmplz's share of the budget, so that all of them running at once stay within it."""
+def lmplz_mem_mb(wildcards, input):
+    """What lmplz needs, within its share of the budget so that all running at once fit.
+
+    lmplz touches all of its -S, which costs time on small corpora; four bytes per byte of
+    text and order is ample (beyond it lmplz spills to -T, correct but slower).
+    """
     at_once = max(1, min(len(MODELS), CPUS, workflow.cores or 1))
-    return MEMORY_BUDGET_MB // at_once
+    share = MEMORY_BUDGET_MB // at_once
+    need = 4 * MODELS[wildcards.model]["order"] * max(input.size_mb, 1)
+    return int(min(share, max(1024, need)))
 
 
 def model_mem_mb(wildcards, input):

@@ -2,7 +2,7 @@ rule fetch_corpus:
     input:
         local_corpus_files,
     output:
-        manifest="results/corpus/manifest.json",
+        record="results/corpus/fetched.json",
     log:
         "logs/fetch_corpus/fetch_corpus.log",
     conda:
@@ -11,15 +11,27 @@ rule fetch_corpus:
         source=config["corpus"]["source"],
         commit=config["corpus"]["commit"],
         clone_dir="resources/corpus/clone",
-        root=str(corpus_root()),
         required=corpus_required_files(),
     script:
         "../scripts/fetch_corpus.py"
 
 
+rule corpus_manifest:
+    input:
+        record=rules.fetch_corpus.output.record,
+    output:
+        manifest="results/corpus/manifest.json",
+    log:
+        "logs/corpus_manifest/corpus_manifest.log",
+    conda:
+        "../../envs/python.yaml"
+    script:
+        "../scripts/corpus_manifest.py"
+
+
 rule rebuild_text:
     input:
-        manifest=rules.fetch_corpus.output.manifest,
+        record=rules.fetch_corpus.output.record,
     output:
         text="results/text/{split}.txt",
     log:

@@ -12,6 +12,8 @@ rule lmplz:
         "logs/lmplz/{model}.log",
     benchmark:
         "results/benchmarks/lmplz/{model}.tsv"
+    # Highest orders first: they take longest, and started last they would finish alone.
+    priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
         "../../envs/kenlm.yaml"
     resources:
@@ -34,6 +36,7 @@ rule build_binary:
         "logs/build_binary/{model}.log",
     benchmark:
         "results/benchmarks/build_binary/{model}.tsv"
+    priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
         "../../envs/kenlm.yaml"
     resources:

@@ -36,3 +36,31 @@ rule cost_table:
         splits=config["eval_splits"],
     script:
         "../scripts/cost_table.py"
+
+
+rule record_run:
+    input:
+        manifest=rules.corpus_manifest.output.manifest,
+        metrics=rules.perplexity_table.input.metrics,
+        lmplz=kenlm_tool("lmplz"),
+        query=kenlm_tool("query"),
+        build_binary=kenlm_tool("build_binary"),
+    output:
+        provenance="results/provenance.json",
+    log:
+        "logs/record_run/record_run.log",
+    conda:
+        "../../envs/python.yaml"
+    params:
+        kenlm={
+            "version": KENLM_VERSION,
+            "sdist_sha256": KENLM_SHA256,
+            "max_order": KENLM_MAX_ORDER,
+            "bin_dir": config["kenlm"]["bin_dir"],
+        },
+        experiment={
+            key: config[key]
+            for key in ("corpus", "train_split", "eval_splits", "orders", "lmplz")
+        },
+    script:
+        "../scripts/record_run.py"

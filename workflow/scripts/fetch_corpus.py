@@ -15,8 +15,7 @@ run(
         commit=snakemake.params.commit,
         clone_dir=snakemake.params.clone_dir,
         required=snakemake.params.required,
-        optional=[],
-        manifest_path=snakemake.output.manifest,
+        record_path=snakemake.output.record,
         log=log,
     ),
 )

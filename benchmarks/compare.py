@@ -1,0 +1,186 @@
+"""The pipeline against the hand recipe on a generated corpus: time, CPU, memory, identical numbers.
+
+    .venv/bin/python benchmarks/compare.py --words 10000000 --orders 3 4 5
+    .venv/bin/python benchmarks/compare.py --words 1000000 4000000 16000000 64000000 --pipeline-only
+
+KenLM's tools come from the pipeline's own build (resources/kenlm/, built first if missing) or
+--kenlm-bin, as they are after the first run on a machine; nothing else is reused: each run
+starts from an empty folder. Corpora are generated once into --work and kept between calls.
+"""
+
+import argparse
+import csv
+import json
+import os
+import resource
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflow"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from generate_corpus import generate  # noqa: E402
+from lmgap.kenlm_output import parse_summary  # noqa: E402
+from lmgap.rebuild import rebuild_split  # noqa: E402
+
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+REBUILD = (
+    "xzcat {split}/in.tsv.xz | paste {split}/expected.tsv - | "
+    """perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;print "$f[7] $f[0] $f[8]\\n"' > {text}"""
+)
+
+
+class TreeMemory(threading.Thread):
+    """Peak of the summed resident memory of a process and all its descendants, sampled."""
+
+    def __init__(self, pid, interval=0.05):
+        super().__init__(daemon=True)
+        self.pid, self.interval, self.peak_mb, self.running = pid, interval, 0.0, True
+
+    def run(self):
+        while self.running:
+            self.peak_mb = max(self.peak_mb, tree_rss_mb(self.pid))
+            time.sleep(self.interval)
+
+
+def tree_rss_mb(root):
+    children = {}
+    rss = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError):
+            continue
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total / 2**20
+
+
+def measured(cmd, **kwargs):
+    """Run cmd; return wall seconds, CPU seconds of all descendants, peak tree memory (MB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, **kwargs)
+    monitor = TreeMemory(proc.pid)
+    monitor.start()
+    proc.wait()
+    wall = time.monotonic() - start
+    monitor.running = False
+    monitor.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode:
+        raise SystemExit(f"{cmd[:3]}... failed with exit {proc.returncode}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu, "peak_mb": monitor.peak_mb}
+
+
+def hand_recipe(corpus, bin_dir, orders, work):
+    """The seed recipe as a person types it, order after order; returns cost and query summaries."""
+    work.mkdir(parents=True)
+    q = shlex.quote
+    lines = ["set -euo pipefail"]
+    for order in orders:
+        lines += [
+            REBUILD.format(split=q(str(corpus / "train")), text="train.txt"),
+            f"{q(str(bin_dir / 'lmplz'))} -o {order} --skip_symbols < train.txt > model{order}.arpa 2> lmplz{order}.log",
+            REBUILD.format(split=q(str(corpus / "dev-0")), text="dev-0.txt"),
+            f"{q(str(bin_dir / 'query'))} model{order}.arpa < dev-0.txt > query{order}.txt 2> query{order}.log",
+        ]
+    (work / "recipe.sh").write_text("\n".join(lines) + "\n")
+    cost = measured(["bash", "recipe.sh"], cwd=work)
+    numbers = {order: parse_summary((work / f"query{order}.txt").read_text()) for order in orders}
+    return cost, numbers
+
+
+def pipeline(corpus, bin_dir, orders, work):
+    """A clean run of the pipeline, plain `snakemake --cores 8`."""
+    work.mkdir(parents=True)
+    config = {"corpus": {"source": str(corpus)}, "orders": list(orders), "kenlm": {"bin_dir": str(bin_dir)}}
+    (work / "config.yaml").write_text(json.dumps(config))
+    with open(work / "snakemake.log", "w") as log:
+        cost = measured(
+            [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "8"], cwd=work, stdout=log, stderr=log
+        )
+    numbers = {}
+    with open(work / "results/tables/perplexity.tsv") as table:
+        for row in csv.DictReader(table, delimiter="\t"):
+            numbers[int(row["order"])] = {
+                "perplexity_including_oovs": float(row["perplexity_including_oovs"]),
+                "perplexity_excluding_oovs": float(row["perplexity_excluding_oovs"]),
+                "oovs": int(row["oovs"]),
+                "tokens": int(row["tokens"]),
+            }
+    return cost, numbers
+
+
+def rebuild_against_xzcat(corpus, work):
+    """Seconds for the pipeline's rebuild of train and for a bare xzcat of its in.tsv.xz."""
+    start = time.monotonic()
+    subprocess.run(["xzcat", str(corpus / "train/in.tsv.xz")], stdout=subprocess.DEVNULL, check=True)
+    xzcat = time.monotonic() - start
+    start = time.monotonic()
+    rebuild_split(corpus / "train", work / "rebuild-train.txt")
+    rebuild = time.monotonic() - start
+    (work / "rebuild-train.txt").unlink()
+    return {"xzcat_s": xzcat, "rebuild_s": rebuild, "ratio": rebuild / xzcat}
+
+
+def kenlm_tools(given):
+    if given:
+        return Path(given)
+    bin_dir = REPO / "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
+    if not (bin_dir / "query").exists():
+        subprocess.run([SNAKEMAKE, "--cores", "2", "build_kenlm"], cwd=REPO, check=True)
+    return bin_dir
+
+
+def machine():
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores, {memory:.1f} GiB"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--words", type=int, nargs="+", required=True)
+    parser.add_argument("--orders", type=int, nargs="+", default=[3, 4, 5])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", default="/tmp/lmgap-benchmark")
+    parser.add_argument("--kenlm-bin", default=None)
+    parser.add_argument("--pipeline-only", action="store_true", help="skip the hand recipe")
+    args = parser.parse_args()
+    bin_dir = kenlm_tools(args.kenlm_bin)
+    print(f"machine: {machine()}; orders {args.orders}")
+    for words in args.words:
+        corpus = Path(args.work) / f"corpus-{words}-seed{args.seed}"
+        if not (corpus / "dev-0/expected.tsv").exists():
+            generate(corpus, words, args.seed)
+        run_dir = Path(args.work) / f"run-{words}-{time.strftime('%Y%m%dT%H%M%S')}"
+        run_dir.mkdir(parents=True)
+        budget = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
+        report = {"words": words, "orders": args.orders, "machine": machine(), "memory_budget_mb": budget}
+        report["rebuild"] = rebuild_against_xzcat(corpus, run_dir)
+        report["pipeline"], piped = pipeline(corpus, bin_dir, args.orders, run_dir / "pipeline")
+        if not args.pipeline_only:
+            report["hand"], hand = hand_recipe(corpus, bin_dir, args.orders, run_dir / "hand")
+            report["identical"] = hand == piped
+            report["wall_ratio"] = report["pipeline"]["wall_s"] / report["hand"]["wall_s"]
+        print(json.dumps(report, indent=1))
+        with open(Path(args.work) / "results.jsonl", "a") as out:
+            out.write(json.dumps(report) + "\n")
+
+
+if __name__ == "__main__":
+    main()
