@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import threading
@@ -160,6 +161,7 @@ def main():
     parser.add_argument("--work", default="/tmp/lmgap-benchmark")
     parser.add_argument("--kenlm-bin", default=None)
     parser.add_argument("--pipeline-only", action="store_true", help="skip the hand recipe")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each, for medians")
     args = parser.parse_args()
     bin_dir = kenlm_tools(args.kenlm_bin)
     print(f"machine: {machine()}; orders {args.orders}")
@@ -167,19 +169,36 @@ def main():
         corpus = Path(args.work) / f"corpus-{words}-seed{args.seed}"
         if not (corpus / "dev-0/expected.tsv").exists():
             generate(corpus, words, args.seed)
-        run_dir = Path(args.work) / f"run-{words}-{time.strftime('%Y%m%dT%H%M%S')}"
-        run_dir.mkdir(parents=True)
         budget = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
-        report = {"words": words, "orders": args.orders, "machine": machine(), "memory_budget_mb": budget}
-        report["rebuild"] = rebuild_against_xzcat(corpus, run_dir)
-        report["pipeline"], piped = pipeline(corpus, bin_dir, args.orders, run_dir / "pipeline")
-        if not args.pipeline_only:
-            report["hand"], hand = hand_recipe(corpus, bin_dir, args.orders, run_dir / "hand")
-            report["identical"] = hand == piped
-            report["wall_ratio"] = report["pipeline"]["wall_s"] / report["hand"]["wall_s"]
-        print(json.dumps(report, indent=1))
+        report = {"words": words, "orders": args.orders, "machine": machine(), "memory_budget_mb": budget, "runs": []}
+        for attempt in range(args.repeat):
+            # Alternate the two, so that a slow spell of a shared machine hits both alike.
+            run_dir = Path(args.work) / f"run-{words}-{time.strftime('%Y%m%dT%H%M%S')}-{attempt}"
+            run_dir.mkdir(parents=True)
+            run = {"rebuild": rebuild_against_xzcat(corpus, run_dir)}
+            run["pipeline"], piped = pipeline(corpus, bin_dir, args.orders, run_dir / "pipeline")
+            if not args.pipeline_only:
+                run["hand"], hand = hand_recipe(corpus, bin_dir, args.orders, run_dir / "hand")
+                run["identical"] = hand == piped
+                run["wall_ratio"] = run["pipeline"]["wall_s"] / run["hand"]["wall_s"]
+            report["runs"].append(run)
+            print(json.dumps(run), flush=True)
+        report["median"] = medians(report["runs"])
+        print(json.dumps(report["median"], indent=1))
         with open(Path(args.work) / "results.jsonl", "a") as out:
             out.write(json.dumps(report) + "\n")
+
+
+def medians(runs):
+    """The median of every measured figure over the runs; identical only if it held every time."""
+    out = {}
+    for key in ("rebuild", "pipeline", "hand"):
+        if key in runs[0]:
+            out[key] = {name: statistics.median(run[key][name] for run in runs) for name in runs[0][key]}
+    if "hand" in runs[0]:
+        out["wall_ratio"] = statistics.median(run["wall_ratio"] for run in runs)
+        out["identical"] = all(run["identical"] for run in runs)
+    return out
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 

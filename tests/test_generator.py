@@ -2,15 +2,11 @@
 
 import hashlib
 import subprocess
-import sys
 
 import pytest
 
-from conftest import REPO
+from generate_corpus import generate
 from lmgap.rebuild import rebuild_split
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-from generate_corpus import generate  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,32 @@ def temporary_sibling(path):
     return path.with_name(f".{path.name}.tmp-{os.getpid()}")
 
 
+def _alive(pid):
+    """True for a running process; a killed one whose parent died may linger as a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def remove_stale_siblings(path):
+    """Remove temporary files that killed writers of path left behind (an ARPA file can be GBs)."""
+    path = Path(path)
+    for stale in path.parent.glob(f".{path.name}.tmp-*"):
+        pid = stale.name.rsplit("-", 1)[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary path; rename it to path on success, remove it on failure."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_siblings(path)
     tmp = temporary_sibling(path)
     try:
         yield tmp

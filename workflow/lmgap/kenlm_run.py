@@ -25,7 +25,9 @@ def _stderr_tail(stderr, lines=5):
 def train(lmplz, order, mem_mb, tmpdir, text, arpa, log, prune=(), discount_fallback=False):
     """Train an ARPA model with lmplz; the ARPA file appears only when lmplz succeeded."""
     tmpdir = Path(tmpdir)
-    tmpdir.mkdir(parents=True, exist_ok=True)
+    # A killed run leaves lmplz's temporary files behind; this job's folder is its own.
+    shutil.rmtree(tmpdir, ignore_errors=True)
+    tmpdir.mkdir(parents=True)
     try:
         with atomic_path(arpa) as tmp:
             cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, tmp, prune, discount_fallback)

@@ -8,6 +8,7 @@ from lmgap.configcheck import validate_config
 from lmgap.errors import LmgapError
 from lmgap.fetch import is_url, split_files
 from lmgap.kenlm_build import check_user_tools
+from lmgap.locks import clear_stale_locks
 from lmgap.models import models_from_config
 
 try:
@@ -16,6 +17,13 @@ try:
     )
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
+
+# A run killed with SIGKILL cannot release Snakemake's lock; with no run alive here, the next
+# run clears it instead of asking for `snakemake --unlock`.
+if clear_stale_locks():
+    print(
+        "lmgap: removed the lock a killed run left in .snakemake/locks", file=sys.stderr
+    )
 
 KENLM_VERSION = "0.3.0"
 # sha256 of kenlm-0.3.0.tar.gz on PyPI; pip refuses any other file.

@@ -1,0 +1,101 @@
+"""Interrupted runs finish on the next try; configured values never reach a shell."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from conftest import REPO, SNAKEMAKE, run_pipeline
+from generate_corpus import generate
+from lmgap.atomic import atomic_open
+from lmgap.synth import MarkovSource, write_corpus
+
+
+def demo_corpus(root, seed=7, train_sentences=6000):
+    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=seed)
+    write_corpus(root, source, train_sentences=train_sentences, dev_sentences=600, seed=seed)
+    return root
+
+
+def lmplz_running_in(workdir):
+    for entry in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            if cmdline.split(b"\0")[0].endswith(b"lmplz") and os.path.realpath(f"/proc/{entry}/cwd") == str(workdir):
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_bin):
+    # Newspaper-like text, large enough that lmplz runs for seconds.
+    corpus = tmp_path / "corpus"
+    generate(corpus, 2_000_000, seed=3)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    clean = run_pipeline(tmp_path / "clean", config)
+    assert clean.returncode == 0
+
+    work = (tmp_path / "killed").resolve()
+    work.mkdir()
+    (work / "config.yaml").write_text(yaml.safe_dump(config))
+    run = subprocess.Popen(
+        [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"],
+        cwd=work, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not lmplz_running_in(work):
+        assert run.poll() is None and time.monotonic() < deadline, "lmplz never started"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    assert not (work / "results/tables/perplexity.tsv").exists()
+
+    again = run_pipeline(work, config)
+    assert "removed the lock a killed run left" in again.stderr
+    for table in ("perplexity.tsv", "perplexity.md"):
+        assert (work / "results/tables" / table).read_bytes() == (tmp_path / "clean/results/tables" / table).read_bytes()
+    assert not [p for p in (work / "results").rglob("*") if ".tmp-" in p.name]
+    assert not any((work / "results/tmp/lmplz").glob("*/*"))
+
+
+def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):
+    target = tmp_path / "perplexity.tsv"
+    target.write_text("old complete table\n")
+    code = (
+        f"import sys, time; sys.path.insert(0, {str(REPO / 'workflow')!r})\n"
+        "from lmgap.atomic import atomic_open\n"
+        f"with atomic_open({str(target)!r}) as out:\n"
+        "    out.write('half a ta'); out.flush(); time.sleep(60)\n"
+    )
+    writer = subprocess.Popen([sys.executable, "-c", code])
+    while not list(tmp_path.glob(".perplexity.tsv.tmp-*")):
+        time.sleep(0.02)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    assert target.read_text() == "old complete table\n"
+    with atomic_open(target) as out:
+        out.write("new table\n")
+    assert target.read_text() == "new table\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["perplexity.tsv"]
+
+
+def test_shell_metacharacters_in_config_are_never_executed(tmp_path, kenlm_bin):
+    odd = tmp_path / "corpus; touch PWNED1 $(touch PWNED2) `touch PWNED3` 'q\" |touch PWNED4"
+    demo_corpus(odd, train_sentences=3000)
+    tools = tmp_path / "kenlm $(touch PWNED5); touch PWNED6"
+    tools.mkdir()
+    for tool in ("lmplz", "query", "build_binary"):
+        os.symlink(kenlm_bin / tool, tools / tool)
+    work = tmp_path / "work"
+    config = {"corpus": {"source": str(odd)}, "orders": [3], "kenlm": {"bin_dir": str(tools)}}
+    run_pipeline(work, config)
+    assert (work / "results/tables/perplexity.tsv").exists()
+    # A shell would have run `touch` in the job's folder (work), or wherever snakemake started.
+    planted = [*tmp_path.rglob("PWNED*"), *REPO.glob("PWNED*"), *Path.cwd().glob("PWNED*")]
+    assert planted == []
