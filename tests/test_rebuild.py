@@ -139,3 +139,22 @@ def test_truncated_xz_names_the_file_and_leaves_nothing(tmp_path):
     with pytest.raises(LmgapError, match="train/in.tsv.xz is corrupt or truncated"):
         rebuild_split(tmp_path / "train", tmp_path / "train.txt")
     assert not (tmp_path / "train.txt").exists()
+
+
+def test_tab_in_a_gap_word_names_the_line(tmp_path):
+    write_split(tmp_path / "dev-0", 8, [b"ok", b"two\twords"], [(b"x", b"y"), (b"z", b"w")])
+    with pytest.raises(LmgapError, match="dev-0/in.tsv.xz line 2 has a gap word with a tab in it in expected.tsv"):
+        rebuild_split(tmp_path / "dev-0", tmp_path / "out.txt")
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_without_xz_the_lzma_module_gives_the_same_text(tmp_path, monkeypatch):
+    write_split(tmp_path / "dev-0", 4, [b"a", b"b"], TRICKY_CONTEXTS[:2])
+    rebuild_split(tmp_path / "dev-0", tmp_path / "with-xz.txt")
+    monkeypatch.setattr("lmgap.rebuild.shutil.which", lambda name: None)
+    rebuild_split(tmp_path / "dev-0", tmp_path / "without.txt")
+    assert (tmp_path / "without.txt").read_bytes() == (tmp_path / "with-xz.txt").read_bytes()
+    data = (tmp_path / "dev-0/in.tsv.xz").read_bytes()
+    (tmp_path / "dev-0/in.tsv.xz").write_bytes(data[:-20])
+    with pytest.raises(LmgapError, match="is corrupt or truncated"):
+        rebuild_split(tmp_path / "dev-0", tmp_path / "broken.txt")

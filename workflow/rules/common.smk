@@ -112,12 +112,12 @@ CPUS = int(workflow.global_resources["cpus"].value)
 def lmplz_mem_mb(wildcards, input):
     """What lmplz needs, within its share of the budget so that all running at once fit.
 
-    lmplz touches all of its -S, which costs time on small corpora; four bytes per byte of
-    text and order is ample (beyond it lmplz spills to -T, correct but slower).
+    lmplz touches all of its -S, which costs seconds on small corpora; sixteen bytes per byte
+    of text and order lets it sort in memory (beyond it lmplz spills to -T, correct but slower).
     """
     at_once = max(1, min(len(MODELS), CPUS, workflow.cores or 1))
     share = MEMORY_BUDGET_MB // at_once
-    need = 4 * MODELS[wildcards.model]["order"] * max(input.size_mb, 1)
+    need = 16 * MODELS[wildcards.model]["order"] * max(input.size_mb, 1)
     return int(min(share, max(1024, need)))
 
 
