@@ -9,7 +9,6 @@ import subprocess
 import pytest
 
 from conftest import jobs_run, run_pipeline
-from lmgap.kenlm_output import parse_summary
 from lmgap.synth import MarkovSource, write_corpus
 
 SEED_RECIPE = (

@@ -49,11 +49,14 @@ def explain_lmplz_failure(stderr, order, text, mem_mb, tmpdir, log_name):
             "lmplz.discount_fallback: true in config.yaml to pass --discount_fallback."
         )
     if "No space left on device" in stderr:
-        return f"lmplz ran out of disk space in its temporary folder {tmpdir}; free space there."
+        return (
+            f"lmplz ran out of disk space in its temporary folder {tmpdir} (or in results/models/, "
+            "where it writes the ARPA file); free space there."
+        )
     if "bad_alloc" in stderr or "Cannot allocate memory" in stderr:
         return (
-            f"lmplz ran out of memory training the order-{order} model with -S {mem_mb}M; "
-            "raise the memory budget (see the README's section on memory)."
+            f"lmplz ran out of memory training the order-{order} model with -S {mem_mb}M, its share "
+            "of the memory budget; raise memory.budget_mb in config.yaml, or train fewer orders at once."
         )
     return f"lmplz failed on the order-{order} model; see {log_name}:\n{_stderr_tail(stderr)}"
 
