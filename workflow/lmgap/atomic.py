@@ -1,6 +1,7 @@
 """Write outputs under a temporary name and rename them into place."""
 
 import contextlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -56,3 +57,11 @@ def atomic_open(path, mode="w", **kwargs):
     with atomic_path(path) as tmp:
         with open(tmp, mode, **kwargs) as handle:
             yield handle
+
+
+def write_json(record, path):
+    """A JSON file with sorted keys, so that the same record gives the same bytes."""
+    with atomic_open(path) as out:
+        json.dump(record, out, indent=2, sort_keys=True)
+        out.write("\n")
+

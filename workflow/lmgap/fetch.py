@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlparse
 
-from .atomic import atomic_open, temporary_sibling
+from .atomic import temporary_sibling, write_json
 from .errors import LmgapError
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
@@ -92,19 +92,24 @@ def head_commit(root):
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def sha256(path):
+    """Hex sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def describe_file(path):
     """sha256 of the file's bytes and the number of lines of its (decompressed) text."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as raw:
-        for block in iter(lambda: raw.read(1 << 20), b""):
-            digest.update(block)
     opener = lzma.open if path.suffix == ".xz" else open
     try:
         with opener(path, "rb") as text:
             lines = sum(block.count(b"\n") for block in iter(lambda: text.read(1 << 20), b""))
     except (lzma.LZMAError, EOFError) as err:
         raise LmgapError(f"{path} is corrupt or truncated ({err}); fetch the corpus again") from None
-    return {"sha256": digest.hexdigest(), "lines": lines}
+    return {"sha256": sha256(path), "lines": lines}
 
 
 def check_files(root, required):
@@ -115,12 +120,6 @@ def check_files(root, required):
             f"the corpus at {root} lacks {', '.join(missing)}; point corpus.source in config.yaml "
             "at a directory in the challenge's layout (train/ and dev-0/ with in.tsv.xz and expected.tsv)"
         )
-
-
-def _write_json(record, path):
-    with atomic_open(path) as out:
-        json.dump(record, out, indent=2, sort_keys=True)
-        out.write("\n")
 
 
 def fetch_corpus(source, commit, clone_dir, required, record_path, log):
@@ -139,7 +138,7 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
             )
     check_files(root, required)
     record = {"source": source, "commit": head_commit(root), "root": str(root), "files": sorted(required)}
-    _write_json(record, record_path)
+    write_json(record, record_path)
     return record
 
 
@@ -149,5 +148,5 @@ def write_manifest(record_path, manifest_path):
         record = json.load(handle)
     root = Path(record["root"])
     manifest = {**record, "files": {name: describe_file(root / name) for name in record["files"]}}
-    _write_json(manifest, manifest_path)
+    write_json(manifest, manifest_path)
     return manifest

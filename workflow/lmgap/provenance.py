@@ -1,18 +1,10 @@
 """Record what a run used: the KenLM tools, the corpus manifest and the experiment's config."""
 
-import hashlib
 import json
 import platform
 
-from .atomic import atomic_open
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+from .atomic import write_json
+from .fetch import sha256
 
 
 def write_provenance(out_path, manifest_path, tools, kenlm, experiment, snakemake_version):
@@ -26,6 +18,4 @@ def write_provenance(out_path, manifest_path, tools, kenlm, experiment, snakemak
         "snakemake": snakemake_version,
         "python": platform.python_version(),
     }
-    with atomic_open(out_path) as out:
-        json.dump(record, out, indent=2, sort_keys=True)
-        out.write("\n")
+    write_json(record, out_path)

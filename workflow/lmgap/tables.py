@@ -20,6 +20,15 @@ out-of-vocabulary words scored as `<unk>`.
 """
 
 
+def prune_label(values):
+    """`0 0 1`, or `none` for an unpruned model."""
+    return " ".join(str(v) for v in values) or "none"
+
+
+def flag_label(flag):
+    return "true" if flag else "false"
+
+
 def load_metrics(paths):
     """One row per metrics file, columns in the published order, rows sorted."""
     rows = []
@@ -27,7 +36,7 @@ def load_metrics(paths):
         with open(path) as handle:
             rows.append(json.load(handle))
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["prune"] = frame["prune"].map(lambda values: " ".join(str(v) for v in values) or "none")
+    frame["prune"] = frame["prune"].map(prune_label)
     return frame.sort_values(["order", "split", "prune", "discount_fallback"], kind="stable").reset_index(drop=True)
 
 
@@ -36,7 +45,7 @@ def write_tsv(frame, path):
     out = frame.copy()
     for column in ("perplexity_including_oovs", "perplexity_excluding_oovs"):
         out[column] = out[column].map(repr)
-    out["discount_fallback"] = out["discount_fallback"].map(lambda flag: "true" if flag else "false")
+    out["discount_fallback"] = out["discount_fallback"].map(flag_label)
     with atomic_open(path, newline="") as handle:
         out.to_csv(handle, sep="\t", index=False, lineterminator="\n")
 
@@ -116,8 +125,8 @@ def cost_frame(models, benchmarks, binaries):
             "query_seconds": sum(q["s"] for q in queries),
             "peak_rss_mb": max(b["rss"] for b in [train, binarize, *queries]),
             "binary_bytes": Path(binaries[name]).stat().st_size,
-            "prune": " ".join(str(p) for p in options["prune"]) or "none",
-            "discount_fallback": "true" if options["discount_fallback"] else "false",
+            "prune": prune_label(options["prune"]),
+            "discount_fallback": flag_label(options["discount_fallback"]),
             "model": name,
         })
     return pd.DataFrame(rows, columns=COST_COLUMNS).sort_values(["order", "model"]).reset_index(drop=True)

@@ -5,9 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
-import json
-
-from lmgap.atomic import atomic_open
+from lmgap.atomic import write_json
 from lmgap.kenlm_output import parse_summary
 from lmgap.kenlm_run import query
 from lmgap.scriptio import run
@@ -22,9 +20,7 @@ def main(log):
         **snakemake.params.options,
         **parse_summary(output),
     }
-    with atomic_open(snakemake.output.metrics) as out:
-        json.dump(metrics, out, indent=2, sort_keys=True)
-        out.write("\n")
+    write_json(metrics, snakemake.output.metrics)
 
 
 run(snakemake, main)
