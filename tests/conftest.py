@@ -14,13 +14,16 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
 
-def run_pipeline(workdir, config, *targets, cores=2, check=True):
-    """Write config.yaml into workdir and run the real snakemake there; return the finished process."""
+def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=()):
+    """Write config.yaml into workdir and run the real snakemake there; return the finished process.
+
+    wrapper: a command that runs snakemake's own command line, for a test that changes its world.
+    """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
-    done = subprocess.run([*cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
+    done = subprocess.run([*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
     if check and done.returncode:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
     return done

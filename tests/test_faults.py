@@ -7,11 +7,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import REPO, SNAKEMAKE, run_pipeline
 from generate_corpus import generate
 from lmgap.atomic import atomic_open
+from lmgap.errors import LmgapError
+from lmgap.kenlm_run import train
+from lmgap.rebuild import rebuild_split
 from lmgap.synth import MarkovSource, write_corpus
 
 
@@ -99,3 +103,55 @@ def test_shell_metacharacters_in_config_are_never_executed(tmp_path, kenlm_bin):
     # A shell would have run `touch` in the job's folder (work), or wherever snakemake started.
     planted = [*tmp_path.rglob("PWNED*"), *REPO.glob("PWNED*"), *Path.cwd().glob("PWNED*")]
     assert planted == []
+
+
+def test_budget_too_small_for_lmplz_is_refused_before_any_job(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3, 4], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    done = run_pipeline(tmp_path / "work", config, "--resources", "mem_mb=20", check=False)
+    assert done.returncode != 0
+    assert "memory budget of 20 MB" in done.stderr and "memory.budget_mb" in done.stderr
+    assert not (tmp_path / "work/results").exists()
+
+
+def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
+    text = tmp_path / "train.txt"
+    rebuild_split(corpus / "train", text)
+    arpa, tmpdir = tmp_path / "model.arpa", tmp_path / "lmplz-tmp"
+    with open(tmp_path / "lmplz.log", "w") as log, pytest.raises(LmgapError) as err:
+        train(kenlm_bin / "lmplz", 3, 8, tmpdir, text, arpa, log)
+    assert "-S 8M" in str(err.value) and "memory.budget_mb" in str(err.value)
+    assert "exceeds total memory" in (tmp_path / "lmplz.log").read_text()
+    assert not arpa.exists() and not tmpdir.exists()
+    assert list(tmp_path.glob("*.tmp-*")) == []
+
+
+def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=3000)
+    small_disk = tmp_path / "small-disk"
+    small_disk.mkdir()
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "lmplz": {"temp_dir": str(small_disk)},
+    }
+    work = tmp_path / "work"
+    # A 64 KiB tmpfs seen only by this run (a private mount namespace), so no privilege or
+    # real disk is needed to fill lmplz's temporary folder.
+    mount_small_disk = [
+        "unshare", "--map-root-user", "--mount", "sh", "-c",
+        'mount -t tmpfs -o size=64k tmpfs "$0" && exec "$@"', str(small_disk),
+    ]
+    full = run_pipeline(work, config, wrapper=mount_small_disk, check=False)
+    assert full.returncode != 0
+    assert f"disk space in its temporary folder {small_disk}/o3" in full.stderr
+    assert "lmplz.temp_dir" in full.stderr
+    assert "No space left on device" in (work / "logs/lmplz/o3.log").read_text()
+    assert not (work / "results/models/o3").exists() or not any((work / "results/models/o3").iterdir())
+    assert not any(small_disk.iterdir())
+
+    # With room again, a plain rerun finishes.
+    run_pipeline(work, config)
+    assert (work / "results/tables/perplexity.tsv").exists()

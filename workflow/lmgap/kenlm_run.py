@@ -18,6 +18,16 @@ def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, arpa, prune=(), disco
     return cmd + ["--text", str(text), "--arpa", str(arpa)]
 
 
+def temp_dir(config, model):
+    """lmplz's -T folder for one model: its own, so a rerun can clear what a killed run left.
+
+    Read from the config in the job, not passed as a parameter: moving the folder changes no
+    model and must not retrain any.
+    """
+    root = config["lmplz"]["temp_dir"] or "results/tmp/lmplz"
+    return Path(root) / model
+
+
 def _stderr_tail(stderr, lines=5):
     return "\n".join(stderr.strip().splitlines()[-lines:])
 
@@ -27,7 +37,13 @@ def train(lmplz, order, mem_mb, tmpdir, text, arpa, log, prune=(), discount_fall
     tmpdir = Path(tmpdir)
     # A killed run leaves lmplz's temporary files behind; this job's folder is its own.
     shutil.rmtree(tmpdir, ignore_errors=True)
-    tmpdir.mkdir(parents=True)
+    try:
+        tmpdir.mkdir(parents=True)
+    except OSError as err:
+        raise LmgapError(
+            f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
+            "in config.yaml to a folder you can write to."
+        ) from None
     try:
         with atomic_path(arpa) as tmp:
             cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, tmp, prune, discount_fallback)
@@ -35,12 +51,12 @@ def train(lmplz, order, mem_mb, tmpdir, text, arpa, log, prune=(), discount_fall
             done = subprocess.run(cmd, stdout=log, stderr=subprocess.PIPE, text=True)
             log.write(done.stderr)
             if done.returncode:
-                raise LmgapError(explain_lmplz_failure(done.stderr, order, text, mem_mb, tmpdir, log.name))
+                raise LmgapError(explain_lmplz_failure(done.stderr, done.returncode, order, text, mem_mb, tmpdir, log.name))
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def explain_lmplz_failure(stderr, order, text, mem_mb, tmpdir, log_name):
+def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_name):
     """Say what went wrong in lmplz and which setting fixes it."""
     if "BadDiscountException" in stderr:
         return (
@@ -51,12 +67,21 @@ def explain_lmplz_failure(stderr, order, text, mem_mb, tmpdir, log_name):
     if "No space left on device" in stderr:
         return (
             f"lmplz ran out of disk space in its temporary folder {tmpdir} (or in results/models/, "
-            "where it writes the ARPA file); free space there."
+            f"where it writes the ARPA file) while training the order-{order} model; free space "
+            "there, or point lmplz.temp_dir in config.yaml at a disk with room."
         )
-    if "bad_alloc" in stderr or "Cannot allocate memory" in stderr:
+    if "exceeds total memory" in stderr:
         return (
-            f"lmplz ran out of memory training the order-{order} model with -S {mem_mb}M, its share "
-            "of the memory budget; raise memory.budget_mb in config.yaml, or train fewer orders at once."
+            f"lmplz needs more memory than -S {mem_mb}M, the order-{order} model's share of the "
+            "memory budget, just to hold its vocabulary table; raise memory.budget_mb in "
+            "config.yaml (or --resources mem_mb=N), or run fewer jobs at once with --cores."
+        )
+    if "bad_alloc" in stderr or "Cannot allocate memory" in stderr or returncode == -9:
+        return (
+            f"lmplz ran out of memory (or was killed) training the order-{order} model with "
+            f"-S {mem_mb}M, its share of the memory budget: the budget is more than this machine "
+            "can give now. Lower memory.budget_mb in config.yaml (or --resources mem_mb=N) to "
+            "what is free, or stop other programs."
         )
     return f"lmplz failed on the order-{order} model; see {log_name}:\n{_stderr_tail(stderr)}"
 

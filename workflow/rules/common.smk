@@ -109,16 +109,27 @@ if "cpus" not in workflow.global_resources:
 CPUS = int(workflow.global_resources["cpus"].value)
 
 
+# lmplz holds its vocabulary hash table (24 MiB before the first word) within -S, whatever
+# the corpus; below this it stops at once. Above it, what does not fit spills to -T.
+LMPLZ_MIN_MB = 32
+LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // max(1, min(len(MODELS), CPUS, workflow.cores or 1))
+if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
+    raise WorkflowError(
+        f"The memory budget of {MEMORY_BUDGET_MB} MB leaves each lmplz running at once "
+        f"{LMPLZ_SHARE_MB} MB, below the {LMPLZ_MIN_MB} MB lmplz needs to start. Raise "
+        "memory.budget_mb in config.yaml (or --resources mem_mb=N), or run fewer jobs at once "
+        "with a smaller --cores."
+    )
+
+
 def lmplz_mem_mb(wildcards, input):
     """What lmplz needs, within its share of the budget so that all running at once fit.
 
     lmplz touches all of its -S, which costs seconds on small corpora; sixteen bytes per byte
     of text and order lets it sort in memory (beyond it lmplz spills to -T, correct but slower).
     """
-    at_once = max(1, min(len(MODELS), CPUS, workflow.cores or 1))
-    share = MEMORY_BUDGET_MB // at_once
     need = 16 * MODELS[wildcards.model]["order"] * max(input.size_mb, 1)
-    return int(min(share, max(1024, need)))
+    return int(min(LMPLZ_SHARE_MB, max(1024, need)))
 
 
 def model_mem_mb(wildcards, input):

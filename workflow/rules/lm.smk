@@ -21,7 +21,6 @@ rule lmplz:
         cpus=1,
     params:
         options=model_options,
-        tmpdir="results/tmp/lmplz/{model}",
     script:
         "../scripts/lmplz.py"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
-from lmgap.kenlm_run import train
+from lmgap.kenlm_run import temp_dir, train
 from lmgap.scriptio import run
 
 options = snakemake.params.options
@@ -15,7 +15,7 @@ run(
         lmplz=snakemake.input.lmplz,
         order=options["order"],
         mem_mb=snakemake.resources.mem_mb,
-        tmpdir=snakemake.params.tmpdir,
+        tmpdir=temp_dir(snakemake.config, snakemake.wildcards.model),
         text=snakemake.input.text[0],
         arpa=snakemake.output.arpa,
         log=log,
