@@ -42,7 +42,7 @@ test: setup
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline.
 demo: setup
-	@[ -d resources/demo/corpus ] || PYTHONPATH=workflow $(VENV)/bin/python -m lmgap.synth resources/demo/corpus
+	@[ -d resources/demo/corpus ] || $(VENV)/bin/python benchmarks/generate_corpus.py --words 1000000 resources/demo/corpus
 	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}'
 
 lint: setup

@@ -6,6 +6,9 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/kenlm.smk"
 include: "workflow/rules/corpus.smk"
@@ -18,4 +21,6 @@ rule all:
     input:
         rules.perplexity_table.output,
         rules.cost_table.output,
+        rules.document_tables.output,
+        rules.plots.output,
         rules.record_run.output,

@@ -1,14 +1,20 @@
 """End to end: the real snakemake with the real KenLM on corpora the tests generate."""
 
+import base64
 import csv
 import hashlib
 import json
+import lzma
+import math
+import re
 import shlex
 import subprocess
 
 import pytest
+import yaml
 
-from conftest import jobs_run, run_pipeline
+from conftest import REPO, jobs_run, run_pipeline
+from lmgap.figures import document_perplexities, kenlm_perplexities
 from lmgap.synth import MarkovSource, write_corpus
 
 SEED_RECIPE = (
@@ -79,13 +85,15 @@ def test_markdown_table_has_one_row_per_order(demo_run):
     body = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| Order")]
     assert [line.split(" | ")[0] for line in body] == ["| 3", "| 4", "| 5"]
     for line, row in zip(body, rows):
-        assert f"| {float(row['perplexity_including_oovs']):.2f} |" in line and f"| {row['tokens']} |" in line
+        assert f"| {float(row['perplexity_including_oovs']):.2f} |" in line
+        assert f"| {100 * float(row['oov_rate']):.2f}% |" in line
+        assert f"| {100 * float(row['hit_ratio_' + row['order']]):.1f}% |" in line
 
 
 def test_arpa_is_not_kept_by_default_and_text_ends_with_newline(demo_run):
     models = demo_run / "work/results/models"
     assert sorted(p.name for p in models.iterdir()) == ["o3", "o4", "o5"]
-    assert [p.name for p in (models / "o3").iterdir()] == ["model.binary"]
+    assert sorted(p.name for p in (models / "o3").iterdir()) == ["model.binary", "ngram_counts.json"]
     text = (demo_run / "work/results/text/dev-0.txt").read_bytes()
     assert text.endswith(b"\n") and text.count(b"\n") == 600
 
@@ -107,6 +115,15 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
     (row,) = read_table(tmp_path / "work")
     assert row["discount_fallback"] == "true"
     assert int(row["oovs"]) == 0 and int(row["tokens"]) == sum(len(s) + 1 for s in dev)
+    # n-gram counts: the entries of each section of the ARPA file, counted here.
+    counted, section = {}, None
+    for line in arpa.splitlines():
+        if line.endswith("-grams:"):
+            section = int(line[1:].split("-")[0])
+            counted[section] = 0
+        elif line and section and line != "\\end\\":
+            counted[section] += 1
+    assert [int(row[f"ngrams_{k}"]) for k in (1, 2, 3)] == [counted[1], counted[2], counted[3]]
     truth = source.perplexity(dev)
     model = float(row["perplexity_including_oovs"])
     assert truth * 0.99 <= model <= truth * 1.03, (model, truth)
@@ -126,7 +143,7 @@ def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
     order3 = (work / "results/models/o3/model.binary").stat().st_mtime_ns
 
     done = run_pipeline(work, {**config, "orders": [3, 4]})
-    tables = {"all": 1, "perplexity_table": 1, "cost_table": 1, "record_run": 1}
+    tables = {"all": 1, "perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "record_run": 1}
     assert jobs_run(done) == {**tables, "build_binary": 1, "lmplz": 1, "query": 1}
     assert "wildcards: model=o4" in done.stderr and "wildcards: model=o3" not in done.stderr
     assert (work / "results/models/o3/model.binary").stat().st_mtime_ns == order3
@@ -142,7 +159,7 @@ def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
 def test_two_clean_runs_give_identical_tables_and_a_provenance_record(demo_run, kenlm_bin, tmp_path):
     config = {"corpus": {"source": str(demo_run / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
     run_pipeline(tmp_path / "again", config)
-    for table in ("perplexity.tsv", "perplexity.md"):
+    for table in ("perplexity.tsv", "perplexity.md", "decades.tsv", "decades.md", "hardest.tsv", "hardest.md"):
         first = (demo_run / "work/results/tables" / table).read_bytes()
         assert (tmp_path / "again/results/tables" / table).read_bytes() == first
     record = json.loads((demo_run / "work/results/provenance.json").read_text())
@@ -173,3 +190,91 @@ def test_bad_discounts_name_the_config_key_and_the_fallback_works(tmp_path, kenl
     assert not list((tmp_path / "work/results/models").glob("*/model.*"))
     run_pipeline(tmp_path / "work", {**config, "lmplz": {"discount_fallback": True}})
     assert [row["model"] for row in read_table(tmp_path / "work")] == ["o3-fallback"]
+
+
+def query_one_line(kenlm_bin, model, line):
+    """query's summary perplexity of one line alone, run by hand."""
+    done = subprocess.run(
+        [str(kenlm_bin / "query"), "-v", "summary", str(model)], input=line, capture_output=True, check=True
+    )
+    return float(done.stdout.decode().splitlines()[0].split("\t")[1])
+
+
+def test_per_token_figures_reproduce_query_on_every_model_and_document(demo_run, kenlm_bin):
+    work = demo_run / "work"
+    texts = (work / "results/text/dev-0.txt").read_bytes().splitlines(keepends=True)
+    for row in read_table(work):
+        record = json.loads((work / f"results/eval/{row['model']}/dev-0.json").read_text())
+        raw, printed = record["raw"], record["kenlm_summary"]
+        # Bit for bit: query's own summary, and the table's text of it.
+        assert kenlm_perplexities(raw) == {k: printed[k] for k in kenlm_perplexities(raw)}
+        assert row["perplexity_excluding_oovs"] == repr(printed["perplexity_excluding_oovs"])
+        assert float(row["oov_rate"]) == raw["oovs"] / raw["tokens"]
+        assert int(row["words"]) == raw["tokens"] - 600 and int(row["sentences"]) == 600
+        hits = [float(row[f"hit_ratio_{k}"]) for k in range(1, int(row["order"]) + 1)]
+        assert hits == sorted(hits, reverse=True) and hits[0] == 1 - raw["oovs"] / raw["tokens"]
+
+        documents = list(csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t"))
+        assert [int(d["line"]) for d in documents] == list(range(1, 601))
+        assert sum(int(d["tokens"]) for d in documents) == raw["tokens"]
+        assert sum(int(d["oovs"]) for d in documents) == raw["oovs"]
+        # A document's perplexity is query's on that line alone.
+        model = work / f"results/models/{row['model']}/model.binary"
+        for doc in (documents[0], documents[299], max(documents, key=lambda d: int(d["oovs"]))):
+            mine = float(doc["perplexity_including_oovs"])
+            assert mine == query_one_line(kenlm_bin, model, texts[int(doc["line"]) - 1])
+            assert (mine, float(doc["perplexity_excluding_oovs"])) == document_perplexities(
+                int(doc["tokens"]), int(doc["oovs"]), float(doc["log10_prob"]), float(doc["log10_prob_oov"])
+            )
+
+
+def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):
+    work = demo_run / "work"
+    # Years read here from in.tsv.xz, by the header's Year column.
+    header = (demo_run / "corpus/dev-0/in-header.tsv").read_text().rstrip("\n").split("\t")
+    with lzma.open(demo_run / "corpus/dev-0/in.tsv.xz", "rt") as handle:
+        years = [float(line.split("\t")[header.index("Year")]) for line in handle]
+    decades = list(csv.DictReader(open(work / "results/tables/decades.tsv"), delimiter="\t"))
+    hardest = list(csv.DictReader(open(work / "results/tables/hardest.tsv"), delimiter="\t"))
+    texts = (work / "results/text/dev-0.txt").read_text().splitlines()
+    for row in read_table(work):
+        documents = list(csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t"))
+        mine = [d for d in decades if d["model"] == row["model"]]
+        assert sum(int(d["tokens"]) for d in mine) == int(row["tokens"])
+        for decade in mine:
+            start = int(decade["decade"][:-1])
+            docs = [d for d, year in zip(documents, years) if start <= year < start + 10]
+            assert int(decade["documents"]) == len(docs)
+            tokens = sum(int(d["tokens"]) for d in docs)
+            log10 = math.fsum(float(d["log10_prob"]) for d in docs)
+            assert float(decade["perplexity_including_oovs"]) == pytest.approx(10 ** (-log10 / tokens), rel=1e-12)
+
+        top = [h for h in hardest if h["model"] == row["model"]]
+        by_ppl = sorted(documents, key=lambda d: (-float(d["perplexity_including_oovs"]), int(d["line"])))
+        assert [int(h["line"]) for h in top] == [int(d["line"]) for d in by_ppl[:10]]
+        for h in top:
+            assert " ".join(texts[int(h["line"]) - 1].split()).startswith(h["excerpt"])
+            assert float(h["year"]) == years[int(h["line"]) - 1]
+
+
+def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
+    work = demo_run / "work"
+    for plot in ("perplexity_by_order", "hit_ratios", "document_perplexity", "perplexity_by_decade"):
+        assert (work / f"results/plots/{plot}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    done = run_pipeline(work, yaml.safe_load((work / "config.yaml").read_text()), "--report", "results/report.html")
+    assert "Report created" in done.stderr
+    html = (work / "results/report.html").read_text()
+    embedded = set(re.findall(r"data:(image/png|text/tab-separated-values);charset=utf8;filename=([\w.]+);base64", html))
+    assert {name for kind, name in embedded if kind == "image/png"} == {
+        "perplexity_by_order.png", "hit_ratios.png", "document_perplexity.png", "perplexity_by_decade.png",
+    }
+    assert {name for kind, name in embedded if kind != "image/png"} == {
+        "perplexity.tsv", "cost.tsv", "decades.tsv", "hardest.tsv",
+    }
+    for caption in (REPO / "workflow/report").glob("*.rst"):
+        first_words = " ".join(caption.read_text().split()[:4])
+        if "{{" not in first_words:
+            assert first_words in html, caption.name
+    # The tables travel inside the report: the perplexity table's bytes, base64-encoded.
+    table = (work / "results/tables/perplexity.tsv").read_bytes()
+    assert base64.b64encode(table).decode() in html

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .atomic import atomic_path
 from .errors import LmgapError
+from .scoring import score_output
 
 
 def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, arpa, prune=(), discount_fallback=False):
@@ -96,13 +97,21 @@ def build_binary(tool, arpa, binary, log):
             raise LmgapError(f"build_binary failed on {arpa}; see {log.name}:\n{_stderr_tail(done.stderr)}")
 
 
-def query(tool, model, text, log):
-    """Score text with query and return its printed summary."""
+def query(tool, model, text, order, log):
+    """Score text with query, one pass over its per-token output; return (SplitScores, summary)."""
+    log.flush()
     with open(text, "rb") as stdin:
-        done = subprocess.run(
-            [str(tool), "-v", "summary", str(model)], stdin=stdin, capture_output=True, text=True
+        process = subprocess.Popen(
+            [str(tool), "-v", "word", "-v", "sentence", "-v", "summary", str(model)],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=log, bufsize=1 << 20,
         )
-    log.write(done.stderr)
-    if done.returncode:
-        raise LmgapError(f"query failed on {model}; see {log.name}:\n{_stderr_tail(done.stderr)}")
-    return done.stdout
+        try:
+            scores, summary = score_output(process.stdout, order)
+        finally:
+            process.stdout.close()
+            returncode = process.wait()
+    if returncode:
+        log.flush()
+        tail = _stderr_tail(Path(log.name).read_text(errors="replace"))
+        raise LmgapError(f"query failed on {model} with exit code {returncode}; see {log.name}:\n{tail}")
+    return scores, summary

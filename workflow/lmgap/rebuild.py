@@ -156,3 +156,46 @@ def rebuild_split(split_dir, out_path):
         if extra:
             raise _mismatch(name, count + extra, count)
     return count
+
+
+def year_column(split_dir):
+    """Index of the column in-header.tsv names `Year` (any case), or None."""
+    header = Path(split_dir) / "in-header.tsv"
+    if not header.exists():
+        return None
+    names = header.read_bytes().split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
+    folded = [name.strip().lower() for name in names]
+    return folded.index(b"year") if b"year" in folded else None
+
+
+def parse_year(field):
+    """A publication year as a number (the corpus gives fractional years), or None."""
+    try:
+        year = float(field)
+    except ValueError:
+        return None
+    return year if 0 < year < 10000 else None
+
+
+def write_years(split_dir, out_path):
+    """One row per in.tsv line with its year (empty when unknown); just the header when the
+    layout has no year column. Returns the number of lines with a year."""
+    split_dir = Path(split_dir)
+    column = year_column(split_dir)
+    known = 0
+    with atomic_open(out_path, "w") as out:
+        out.write("year\n")
+        if column is None:
+            return 0
+        try:
+            for lines in _lines(split_dir / "in.tsv.xz", compressed=True):
+                rows = []
+                for line in lines:
+                    fields = line.split(b"\t", column + 1)
+                    year = parse_year(fields[column]) if len(fields) > column else None
+                    known += year is not None
+                    rows.append("" if year is None else repr(year))
+                out.write("\n".join(rows) + "\n")
+        except CorruptInput as err:
+            raise LmgapError(f"{split_dir / 'in.tsv.xz'} is corrupt or truncated ({err}); fetch the corpus again") from None
+    return known

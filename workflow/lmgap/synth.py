@@ -1,6 +1,6 @@
 """Corpora in the challenge's format drawn from a second-order Markov source of known probabilities.
 
-Used for the demo corpus and by the tests, which compare a trained model's perplexity with
+Used by the tests, which compare a trained model's perplexity with
 the source's own.
 """
 
@@ -114,22 +114,3 @@ def write_corpus(root, source, train_sentences, dev_sentences, seed=0, layout=8)
     write_split(Path(root) / "train", train, source.words, rng, layout)
     write_split(Path(root) / "dev-0", dev, source.words, rng, layout)
     return dev
-
-
-def main(argv=None):
-    """Command line: write the demo corpus."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Write a small corpus in the challenge's format.")
-    parser.add_argument("root", help="folder to write train/ and dev-0/ into")
-    parser.add_argument("--train-sentences", type=int, default=20000)
-    parser.add_argument("--dev-sentences", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=args.seed)
-    write_corpus(args.root, source, args.train_sentences, args.dev_sentences, seed=args.seed)
-    print(f"wrote a demo corpus to {args.root}")
-
-
-if __name__ == "__main__":
-    main()

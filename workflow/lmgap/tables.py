@@ -1,21 +1,43 @@
 """Gather per-model metrics into the tidy TSV and the Markdown comparison table."""
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
 
 from .atomic import atomic_open
+from .figures import split_figures
 
-METRICS = ["perplexity_including_oovs", "perplexity_excluding_oovs", "oovs", "tokens"]
 OPTIONS = ["prune", "discount_fallback"]
-COLUMNS = ["order", "split", *METRICS, *OPTIONS, "model"]
+# Figure columns of perplexity.tsv, in order; hit ratios and n-gram counts follow per order.
+FIGURES = [
+    "perplexity_including_oovs", "perplexity_excluding_oovs", "oovs", "tokens", "sentences",
+    "words", "oov_rate", "cross_entropy_bits_incl", "cross_entropy_bits_excl",
+    "log10_likelihood_incl", "log10_likelihood_excl", "ln_likelihood_incl", "ln_likelihood_excl",
+    "likelihood_incl", "likelihood_excl", "srilm_ppl", "srilm_ppl1",
+]
+INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total"}
 
 DEFINITIONS = """\
-- **Perplexity incl. OOVs**: KenLM's perplexity over every predicted token, each line's `</s>` included, \
-out-of-vocabulary words scored as `<unk>`.
-- **Perplexity excl. OOVs**: the same with out-of-vocabulary tokens left out of the sum and the count.
-- **OOVs**: tokens not in the model's vocabulary. **Tokens**: predicted tokens, `</s>` included, `<s>` never.
+Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):
+
+- **Tokens**: predicted tokens, the words of each line plus its `</s>`, never `<s>`. \
+**Words**: tokens less one `</s>` per line (**sentences**: lines).
+- **PPL incl. OOVs**: KenLM's perplexity, 10^(-log10 P / tokens), out-of-vocabulary words \
+scored as `<unk>`. **PPL excl. OOVs**: out-of-vocabulary tokens left out of log10 P and the count.
+- **OOV rate**: out-of-vocabulary tokens / tokens (One Billion Word benchmark convention).
+- **Bits/token**: cross-entropy, -log2 P / tokens = log2 of the perplexity (incl. OOVs here; \
+`cross_entropy_bits_excl` in the TSV). Log-likelihoods: `log10_likelihood_*` and `ln_likelihood_*` \
+are log P over the split; `likelihood_*` is the geometric mean probability per token, 1 / perplexity.
+- **SRILM ppl1**: as SRILM's `ngram -ppl`: OOVs leave the log-probability and the count, \
+ppl1 = 10^(-log10 P / (words - OOVs)); SRILM's `ppl` divides by words - OOVs + sentences \
+(`srilm_ppl` in the TSV; with no zero-probability words it equals PPL excl. OOVs).
+- **k-gram hits**: share of tokens for which the model held an n-gram of length k or more \
+(cumulative; an OOV token is a miss at every order), `hit_ratio_k` in the TSV. **Full-order hits**: \
+k = the model's order.
+- **n-grams**: distinct n-grams of all orders in the model (`ngrams_k` per order in the TSV); \
+**Binary**: size of KenLM's binary model on disk.
 - Models: modified Kneser-Ney estimated by KenLM's `lmplz --skip_symbols`{options}.
 """
 
@@ -29,25 +51,60 @@ def flag_label(flag):
     return "true" if flag else "false"
 
 
-def load_metrics(paths):
-    """One row per metrics file, columns in the published order, rows sorted."""
+def load_metrics(metric_paths, count_paths, binary_paths):
+    """One row per (model, split): every figure, the model's size and the raw sums, rows sorted.
+
+    count_paths and binary_paths map a model name to its ngram_counts.json and binary.
+    """
     rows = []
-    for path in paths:
+    max_order = 1
+    for path in metric_paths:
         with open(path) as handle:
-            rows.append(json.load(handle))
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["prune"] = frame["prune"].map(prune_label)
+            record = json.load(handle)
+        with open(count_paths[record["model"]]) as handle:
+            ngrams = json.load(handle)["ngrams"]
+        max_order = max(max_order, record["order"])
+        rows.append({
+            "order": record["order"],
+            "split": record["split"],
+            **split_figures(record["raw"]),
+            **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
+            "ngrams_total": sum(ngrams),
+            "binary_bytes": Path(binary_paths[record["model"]]).stat().st_size,
+            "log10_prob": record["raw"]["log10_prob"],
+            "log10_prob_oov": record["raw"]["log10_prob_oov"],
+            "prune": prune_label(record["prune"]),
+            "discount_fallback": record["discount_fallback"],
+            "model": record["model"],
+        })
+    orders = range(1, max_order + 1)
+    columns = [
+        "order", "split", *FIGURES, *(f"hit_ratio_{k}" for k in orders), *(f"ngrams_{k}" for k in orders),
+        "ngrams_total", "binary_bytes", "log10_prob", "log10_prob_oov", *OPTIONS, "model",
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
     return frame.sort_values(["order", "split", "prune", "discount_fallback"], kind="stable").reset_index(drop=True)
 
 
+def _cell(value, column):
+    """Exact text of a value: integers plainly, floats as their shortest round-tripping repr."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if column in INTEGERS or column.startswith("ngrams_") or column == "order":
+        return str(int(value))
+    if column == "discount_fallback":
+        return flag_label(value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
 def write_tsv(frame, path):
-    """Full precision: floats as their shortest round-tripping repr, so reruns give identical bytes."""
-    out = frame.copy()
-    for column in ("perplexity_including_oovs", "perplexity_excluding_oovs"):
-        out[column] = out[column].map(repr)
-    out["discount_fallback"] = out["discount_fallback"].map(flag_label)
+    """Full precision, so reruns give identical bytes; an order a model lacks is an empty cell."""
     with atomic_open(path, newline="") as handle:
-        out.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+        handle.write("\t".join(frame.columns) + "\n")
+        for row in frame.itertuples(index=False):
+            handle.write("\t".join(_cell(v, c) for v, c in zip(row, frame.columns)) + "\n")
 
 
 def _model_label(row, vary):
@@ -60,25 +117,33 @@ def _model_label(row, vary):
 
 
 def markdown(frame):
-    """A table for people: one row per model, a column group per evaluated split."""
+    """A table for people: one row per model, the headline figures per evaluated split."""
     splits = list(dict.fromkeys(frame["split"]))
     vary = [opt for opt in OPTIONS if frame[opt].nunique() > 1]
     header = ["Order"]
     for split in splits:
         prefix = f"{split} " if len(splits) > 1 else ""
-        header += [f"{prefix}PPL incl. OOVs", f"{prefix}PPL excl. OOVs", f"{prefix}OOVs", f"{prefix}Tokens"]
+        header += [
+            f"{prefix}PPL incl. OOVs", f"{prefix}PPL excl. OOVs", f"{prefix}OOV rate",
+            f"{prefix}Bits/token", f"{prefix}SRILM ppl1", f"{prefix}Full-order hits",
+        ]
+    header += ["n-grams", "Binary (MB)"]
     lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
     for model, group in frame.groupby("model", sort=False):
         by_split = group.set_index("split")
-        cells = [_model_label(group.iloc[0], vary)]
+        first = group.iloc[0]
+        cells = [_model_label(first, vary)]
         for split in splits:
             row = by_split.loc[split]
             cells += [
                 f"{row['perplexity_including_oovs']:.2f}",
                 f"{row['perplexity_excluding_oovs']:.2f}",
-                str(row["oovs"]),
-                str(row["tokens"]),
+                f"{100 * row['oov_rate']:.2f}%",
+                f"{row['cross_entropy_bits_incl']:.3f}",
+                f"{row['srilm_ppl1']:.2f}",
+                f"{100 * row['hit_ratio_' + str(row['order'])]:.1f}%",
             ]
+        cells += [f"{int(first['ngrams_total']):,}", f"{first['binary_bytes'] / 2**20:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
     options = []
     if (frame["prune"] != "none").any():
@@ -90,9 +155,9 @@ def markdown(frame):
     return title + "\n".join(lines) + "\n\n" + DEFINITIONS.format(options=extra)
 
 
-def write_tables(metric_paths, tsv_path, md_path):
+def write_tables(metric_paths, count_paths, binary_paths, tsv_path, md_path):
     """Write both tables from the metrics files of the current config's models."""
-    frame = load_metrics(metric_paths)
+    frame = load_metrics(metric_paths, count_paths, binary_paths)
     write_tsv(frame, tsv_path)
     with atomic_open(md_path) as handle:
         handle.write(markdown(frame))
@@ -132,20 +197,29 @@ def cost_frame(models, benchmarks, binaries):
     return pd.DataFrame(rows, columns=COST_COLUMNS).sort_values(["order", "model"]).reset_index(drop=True)
 
 
+def markdown_table(title, header, rows, note):
+    """A titled Markdown table with a closing note; header names ending in `:` are right-aligned."""
+    names = [name.rstrip(":") for name in header]
+    rule = ["---:" if name.endswith(":") else "---" for name in header]
+    lines = [title, "", "| " + " | ".join(names) + " |", "|" + "|".join(rule) + "|"]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join([*lines, "", note, ""])
+
+
 def cost_markdown(frame, splits):
-    lines = [
-        f"Cost per model (query time summed over {', '.join(splits)})",
-        "",
-        "| Model | Train (s) | Binarize (s) | Query (s) | Peak RSS (MB) | Binary (MB) |",
-        "|---|---:|---:|---:|---:|---:|",
+    rows = [
+        [
+            row["model"], f"{row['train_seconds']:.2f}", f"{row['binarize_seconds']:.2f}",
+            f"{row['query_seconds']:.2f}", f"{row['peak_rss_mb']:.0f}", f"{row['binary_bytes'] / 2**20:.1f}",
+        ]
+        for _, row in frame.iterrows()
     ]
-    for _, row in frame.iterrows():
-        lines.append(
-            f"| {row['model']} | {row['train_seconds']:.2f} | {row['binarize_seconds']:.2f} | "
-            f"{row['query_seconds']:.2f} | {row['peak_rss_mb']:.0f} | {row['binary_bytes'] / 2**20:.1f} |"
-        )
-    lines += ["", "Times are wall-clock seconds from Snakemake's `benchmark:` files; they vary from run to run.", ""]
-    return "\n".join(lines)
+    return markdown_table(
+        f"Cost per model (query time summed over {', '.join(splits)})",
+        ["Model", "Train (s):", "Binarize (s):", "Query (s):", "Peak RSS (MB):", "Binary (MB):"],
+        rows,
+        "Times are wall-clock seconds from Snakemake's `benchmark:` files; they vary from run to run.",
+    )
 
 
 def write_cost_tables(models, benchmarks, binaries, splits, tsv_path, md_path):

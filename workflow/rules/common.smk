@@ -112,7 +112,17 @@ CPUS = int(workflow.global_resources["cpus"].value)
 # lmplz holds its vocabulary hash table (24 MiB before the first word) within -S, whatever
 # the corpus; below this it stops at once. Above it, what does not fit spills to -T.
 LMPLZ_MIN_MB = 32
-LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // max(1, min(len(MODELS), CPUS, workflow.cores or 1))
+
+
+def declared_cores():
+    """--cores, or the machine's cores for commands that give none (--report, --lint)."""
+    try:
+        return workflow.cores or 1
+    except WorkflowError:
+        return CPUS
+
+
+LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // max(1, min(len(MODELS), CPUS, declared_cores()))
 if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
     raise WorkflowError(
         f"The memory budget of {MEMORY_BUDGET_MB} MB leaves each lmplz running at once "

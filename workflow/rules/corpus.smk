@@ -47,3 +47,21 @@ rule rebuild_text:
         split_dir=lambda wildcards: str(corpus_root() / wildcards.split),
     script:
         "../scripts/rebuild_text.py"
+
+
+rule document_years:
+    input:
+        record=rules.fetch_corpus.output.record,
+    output:
+        years="results/text/{split}.years.tsv",
+    log:
+        "logs/document_years/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=200,
+        cpus=1,
+    params:
+        split_dir=lambda wildcards: str(corpus_root() / wildcards.split),
+    script:
+        "../scripts/document_years.py"

@@ -5,6 +5,7 @@ rule query:
         query=kenlm_tool("query"),
     output:
         metrics="results/eval/{model}/{split}.json",
+        documents="results/eval/{model}/{split}.documents.tsv",
     log:
         "logs/query/{model}/{split}.log",
     benchmark:

@@ -31,6 +31,7 @@ rule build_binary:
         build_binary=kenlm_tool("build_binary"),
     output:
         binary="results/models/{model}/model.binary",
+        counts="results/models/{model}/ngram_counts.json",
     log:
         "logs/build_binary/{model}.log",
     benchmark:

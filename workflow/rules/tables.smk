@@ -5,8 +5,14 @@ rule perplexity_table:
             model=sorted(MODELS),
             split=config["eval_splits"],
         ),
+        counts=expand(rules.build_binary.output.counts, model=sorted(MODELS)),
+        binary=expand(rules.build_binary.output.binary, model=sorted(MODELS)),
     output:
-        tsv="results/tables/perplexity.tsv",
+        tsv=report(
+            "results/tables/perplexity.tsv",
+            caption="../report/perplexity.rst",
+            category="Tables",
+        ),
         md="results/tables/perplexity.md",
     log:
         "logs/perplexity_table/perplexity_table.log",
@@ -25,7 +31,9 @@ rule cost_table:
         ),
         binary=expand(rules.build_binary.output.binary, model=sorted(MODELS)),
     output:
-        tsv="results/tables/cost.tsv",
+        tsv=report(
+            "results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"
+        ),
         md="results/tables/cost.md",
     log:
         "logs/cost_table/cost_table.log",
@@ -64,3 +72,68 @@ rule record_run:
         },
     script:
         "../scripts/record_run.py"
+
+
+rule document_tables:
+    input:
+        documents=expand(
+            rules.query.output.documents,
+            model=sorted(MODELS),
+            split=config["eval_splits"],
+        ),
+        years=expand(rules.document_years.output.years, split=config["eval_splits"]),
+        texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
+    output:
+        decades_tsv=report(
+            "results/tables/decades.tsv",
+            caption="../report/decades.rst",
+            category="Tables",
+        ),
+        decades_md="results/tables/decades.md",
+        hardest_tsv=report(
+            "results/tables/hardest.tsv",
+            caption="../report/hardest.rst",
+            category="Tables",
+        ),
+        hardest_md="results/tables/hardest.md",
+    log:
+        "logs/document_tables/document_tables.log",
+    conda:
+        "../../envs/python.yaml"
+    script:
+        "../scripts/document_tables.py"
+
+
+rule plots:
+    input:
+        table=rules.perplexity_table.output.tsv,
+        decades=rules.document_tables.output.decades_tsv,
+        documents=rules.document_tables.input.documents,
+        years=rules.document_tables.input.years,
+    output:
+        by_order=report(
+            "results/plots/perplexity_by_order.png",
+            caption="../report/perplexity_by_order.rst",
+            category="Plots",
+        ),
+        hits=report(
+            "results/plots/hit_ratios.png",
+            caption="../report/hit_ratios.rst",
+            category="Plots",
+        ),
+        documents=report(
+            "results/plots/document_perplexity.png",
+            caption="../report/document_perplexity.rst",
+            category="Plots",
+        ),
+        by_decade=report(
+            "results/plots/perplexity_by_decade.png",
+            caption="../report/perplexity_by_decade.rst",
+            category="Plots",
+        ),
+    log:
+        "logs/plots/plots.log",
+    conda:
+        "../../envs/python.yaml"
+    script:
+        "../scripts/plots.py"

@@ -1,4 +1,4 @@
-"""Entry point of rule query: score a split and write its metrics file."""
+"""Entry point of rule query: score a split once, write its raw sums and per-document scores."""
 
 import sys
 from pathlib import Path
@@ -8,17 +8,26 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 from lmgap.atomic import write_json
 from lmgap.kenlm_output import parse_summary
 from lmgap.kenlm_run import query
+from lmgap.scoring import check_against_summary, write_documents
 from lmgap.scriptio import run
 
 
 def main(log):
-    output = query(snakemake.input.query, snakemake.input.binary, snakemake.input.text, log)
-    log.write(output)
+    options = snakemake.params.options
+    scores, summary = query(
+        snakemake.input.query, snakemake.input.binary, snakemake.input.text, options["order"], log
+    )
+    log.write(summary)
+    printed = parse_summary(summary)
+    raw = scores.raw()
+    check_against_summary(raw, printed)
+    write_documents(scores.documents, snakemake.output.documents)
     metrics = {
         "model": snakemake.wildcards.model,
         "split": snakemake.wildcards.split,
-        **snakemake.params.options,
-        **parse_summary(output),
+        **options,
+        "raw": raw,
+        "kenlm_summary": printed,
     }
     write_json(metrics, snakemake.output.metrics)
 

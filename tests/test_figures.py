@@ -1,0 +1,133 @@
+"""Every figure against worked examples and a hand-made model scored by the real query."""
+
+import io
+import math
+import re
+
+import pytest
+
+from lmgap.errors import LmgapError
+from lmgap.figures import hit_ratios, kenlm_perplexities, oov_rate, split_figures, srilm_perplexities
+from lmgap.kenlm_output import parse_summary
+from lmgap.kenlm_run import query
+from lmgap.scoring import check_against_summary, score_output
+
+# A trigram model small enough to score by hand (KenLM's backoff rules).
+TINY_ARPA = """\\data\\
+ngram 1=6
+ngram 2=3
+ngram 3=1
+
+\\1-grams:
+-1.5\t<unk>\t0
+-99\t<s>\t-0.5
+-0.7\t</s>\t0
+-0.6\ta\t-0.3
+-0.8\tb\t-0.2
+-0.9\tc\t-0.1
+
+\\2-grams:
+-0.2\t<s> a\t-0.4
+-0.3\ta b\t-0.25
+-0.35\tb c\t0
+
+\\3-grams:
+-0.1\t<s> a b
+
+\\end\\
+"""
+# Per token: (log10 p by hand, longest n-gram matched, OOV). `a=1` is a word with `=` in it.
+BY_HAND = [
+    [
+        (-0.2, 2, False),  # a | <s>: bigram <s> a
+        (-0.1, 3, False),  # b | <s> a: trigram <s> a b
+        (-0.25 - 0.35, 2, False),  # c | a b: backoff(a b) + p(c | b)
+        (0 - 0.1 - 0.6, 1, False),  # a | b c: backoff(b c) + backoff(c) + p(a)
+        (-0.3 - 1.5, 1, True),  # zzz: backoff(a) + p(<unk>)
+        (0 - 0.7, 1, False),  # </s> | a zzz: backoff(<unk>) + p(</s>)
+    ],
+    [
+        (-0.5 - 1.5, 1, True),  # a=1 | <s>: backoff(<s>) + p(<unk>)
+        (-0.8, 1, False),  # b | <unk>
+        (-0.2 - 0.7, 1, False),  # </s> | b: backoff(b) + p(</s>)
+    ],
+]
+TEXT = "a b c a zzz\na=1 b\n"
+
+
+def score_text(tmp_path, kenlm_bin, arpa, text, order):
+    (tmp_path / "model.arpa").write_text(arpa)
+    (tmp_path / "text.txt").write_text(text)
+    with open(tmp_path / "query.log", "w") as log:
+        return query(kenlm_bin / "query", tmp_path / "model.arpa", tmp_path / "text.txt", order, log)
+
+
+def test_srilm_documented_example():
+    # SRILM's ngram -ppl: 1 sentence, 9 words, 1 OOV, 0 zeroprobs, logprob -20.406.
+    # The printed logprob is rounded to 0.001, which moves ppl by up to 0.0005 / 9 * ln 10 of itself.
+    figures = srilm_perplexities(-20.406, words=9, oovs=1, sentences=1)
+    assert figures["srilm_ppl"] == pytest.approx(185.068, rel=0.0005 / 9 * math.log(10))
+    assert figures["srilm_ppl1"] == pytest.approx(355.426, rel=0.0005 / 8 * math.log(10))
+    # Both denominators, checked exactly: ppl over 9 - 1 + 1 tokens, ppl1 over 9 - 1.
+    assert figures == {"srilm_ppl": 10 ** (20.406 / 9), "srilm_ppl1": 10 ** (20.406 / 8)}
+
+
+def test_one_billion_word_oov_rate_example(tmp_path, kenlm_bin):
+    # "<S> I like bench-marking </S>" with bench-marking out of vocabulary: 1/4.
+    assert oov_rate(tokens=4, oovs=1) == 0.25
+    arpa = re.sub(r"\bb\b", "like", re.sub(r"\ba\b", "I", TINY_ARPA))
+    scores, _ = score_text(tmp_path, kenlm_bin, arpa, "I like bench-marking\n", order=3)
+    assert (scores.tokens, scores.oovs) == (4, 1)
+    assert split_figures(scores.raw())["oov_rate"] == 0.25
+
+
+def test_hand_made_model_scored_by_hand(tmp_path, kenlm_bin):
+    scores, summary = score_text(tmp_path, kenlm_bin, TINY_ARPA, TEXT, order=3)
+    raw = scores.raw()
+    tokens = [token for line in BY_HAND for token in line]
+    assert (raw["tokens"], raw["oovs"], raw["sentences"]) == (len(tokens), 2, 2)
+    total = sum(p for p, _, _ in tokens)
+    oov_total = sum(p for p, _, oov in tokens if oov)
+    assert raw["log10_prob"] == pytest.approx(total, abs=1e-5)
+    assert raw["log10_prob_oov"] == pytest.approx(oov_total, abs=1e-5)
+
+    # Cumulative hits, counted by hand: a k-gram hit is a match of length k or more; OOVs miss.
+    lengths = [n for _, n, oov in tokens if not oov]
+    assert raw["matched_length"] == [0, lengths.count(1), lengths.count(2), lengths.count(3)] == [0, 4, 2, 1]
+    assert hit_ratios(raw["matched_length"], raw["tokens"]) == {1: 7 / 9, 2: 3 / 9, 3: 1 / 9}
+
+    figures = split_figures(raw)
+    assert figures["perplexity_including_oovs"] == pytest.approx(10 ** (-total / 9), rel=1e-6)
+    assert figures["perplexity_excluding_oovs"] == pytest.approx(10 ** (-(total - oov_total) / 7), rel=1e-6)
+    assert figures["cross_entropy_bits_incl"] == pytest.approx(-total / 9 * math.log2(10), rel=1e-6)
+    assert figures["cross_entropy_bits_incl"] == pytest.approx(math.log2(figures["perplexity_including_oovs"]))
+    assert figures["ln_likelihood_excl"] == pytest.approx((total - oov_total) * math.log(10), rel=1e-6)
+    assert figures["likelihood_incl"] * figures["perplexity_including_oovs"] == pytest.approx(1)
+    # 7 words, 2 OOVs, 2 sentences: ppl over 7 - 2 + 2 tokens, ppl1 over 7 - 2.
+    assert figures["srilm_ppl"] == pytest.approx(10 ** (-(total - oov_total) / 7), rel=1e-6)
+    assert figures["srilm_ppl1"] == pytest.approx(10 ** (-(total - oov_total) / 5), rel=1e-6)
+
+    # Recomputed from the sums, KenLM's two perplexities are query's own, bit for bit.
+    printed = parse_summary(summary)
+    assert kenlm_perplexities(raw) == {k: printed[k] for k in kenlm_perplexities(raw)}
+    check_against_summary(raw, printed)
+    assert [doc[:3] for doc in scores.documents] == [(1, 6, 1), (2, 3, 1)]
+
+
+def test_a_summary_the_tokens_do_not_add_up_to_is_refused(tmp_path, kenlm_bin):
+    scores, summary = score_text(tmp_path, kenlm_bin, TINY_ARPA, TEXT, order=3)
+    printed = parse_summary(summary)
+    printed["perplexity_including_oovs"] = math.nextafter(printed["perplexity_including_oovs"], 0)
+    with pytest.raises(LmgapError, match="per-token sums give perplexity_including_oovs"):
+        check_against_summary(scores.raw(), printed)
+
+
+def test_a_line_whose_tokens_disagree_with_its_total_is_refused():
+    output = io.BytesIO(b"a=3 2 -0.2\t</s>=2 1 -0.7\tTotal: -1.5 OOV: 0\n")
+    with pytest.raises(LmgapError, match="line 1: the tokens add up to"):
+        score_output(output, order=3)
+
+
+def test_output_without_per_token_fields_is_refused():
+    with pytest.raises(LmgapError, match="not in the `-v word -v sentence` form"):
+        score_output(io.BytesIO(b"Total: -1.5 OOV: 0\n"), order=3)

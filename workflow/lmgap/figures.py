@@ -1,0 +1,82 @@
+"""Every figure of an evaluated split, from the raw sums that scoring.py keeps.
+
+Names: `incl` counts every predicted token, out-of-vocabulary words scored as <unk>; `excl`
+leaves out-of-vocabulary tokens out of both the log-probability and the count. Predicted tokens
+are the words of each line plus its `</s>`, never `<s>`.
+"""
+
+import math
+
+LOG2_10 = math.log2(10)
+LN_10 = math.log(10)
+
+
+def kenlm_perplexities(raw):
+    """KenLM query's two perplexities, computed exactly as query computes them."""
+    tokens, oovs = raw["tokens"], raw["oovs"]
+    total, total_oov = raw["log10_prob"], raw["log10_prob_oov"]
+    return {
+        "perplexity_including_oovs": pow(10.0, -(total / tokens)),
+        "perplexity_excluding_oovs": pow(10.0, -((total - total_oov) / (tokens - oovs))) if tokens > oovs else math.nan,
+    }
+
+
+def srilm_perplexities(logprob, words, oovs, sentences, zeroprobs=0):
+    """SRILM `ngram -ppl`: OOVs (and zero-probability words) leave the log-probability and the count;
+    ppl divides by words plus one `</s>` per sentence, ppl1 by words alone."""
+    counted = words - oovs - zeroprobs
+    return {
+        "srilm_ppl": pow(10.0, -logprob / (counted + sentences)) if counted + sentences else math.nan,
+        "srilm_ppl1": pow(10.0, -logprob / counted) if counted else math.nan,
+    }
+
+
+def oov_rate(tokens, oovs):
+    """Share of predicted tokens out of the vocabulary (One Billion Word benchmark convention)."""
+    return oovs / tokens
+
+
+def hit_ratios(matched_length, tokens):
+    """Cumulative n-gram hit ratio per order k: the share of predicted tokens for which the model
+    held an n-gram of length k or more. An OOV token is a miss at every order."""
+    ratios = {}
+    at_least = 0
+    for k in range(len(matched_length) - 1, 0, -1):
+        at_least += matched_length[k]
+        ratios[k] = at_least / tokens
+    return dict(sorted(ratios.items()))
+
+
+def split_figures(raw):
+    """All figures of one model on one split, as a flat dict of column name to value."""
+    tokens, oovs, sentences = raw["tokens"], raw["oovs"], raw["sentences"]
+    words = tokens - sentences
+    log10 = {"incl": raw["log10_prob"], "excl": raw["log10_prob"] - raw["log10_prob_oov"]}
+    counted = {"incl": tokens, "excl": tokens - oovs}
+    figures = {
+        **kenlm_perplexities(raw),
+        "oovs": oovs,
+        "tokens": tokens,
+        "sentences": sentences,
+        "words": words,
+        "oov_rate": oov_rate(tokens, oovs),
+    }
+    for convention in ("incl", "excl"):
+        n = counted[convention]
+        figures[f"cross_entropy_bits_{convention}"] = -log10[convention] / n * LOG2_10 if n else math.nan
+    for convention in ("incl", "excl"):
+        figures[f"log10_likelihood_{convention}"] = log10[convention]
+        figures[f"ln_likelihood_{convention}"] = log10[convention] * LN_10
+    figures["likelihood_incl"] = 1 / figures["perplexity_including_oovs"]
+    figures["likelihood_excl"] = 1 / figures["perplexity_excluding_oovs"]
+    figures.update(srilm_perplexities(log10["excl"], words, oovs, sentences))
+    for k, ratio in hit_ratios(raw["matched_length"], tokens).items():
+        figures[f"hit_ratio_{k}"] = ratio
+    return figures
+
+
+def document_perplexities(tokens, oovs, log10_prob, log10_prob_oov):
+    """A document's perplexity with and without its OOV tokens (works on scalars and columns)."""
+    incl = 10.0 ** (-(log10_prob / tokens))
+    excl = 10.0 ** (-((log10_prob - log10_prob_oov) / (tokens - oovs)))
+    return incl, excl

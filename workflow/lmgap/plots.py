@@ -1,0 +1,96 @@
+"""The report's figures (PNG), drawn from the tables so a plot never disagrees with them."""
+
+import matplotlib
+
+matplotlib.use("Agg")  # no screen on a server or in CI
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .atomic import atomic_path  # noqa: E402
+
+# No software version or date in the file: the same tables give the same bytes.
+PNG_METADATA = {"Software": None}
+
+
+def _save(figure, path):
+    figure.tight_layout()
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=120, metadata=PNG_METADATA)
+    plt.close(figure)
+
+
+def _variants(frame):
+    """Models that differ only in order form one line: group by the other options."""
+    return frame.groupby(["prune", "discount_fallback"], sort=True)
+
+
+def _variant_label(prune, fallback):
+    parts = [] if prune == "none" else [f"prune {prune}"]
+    if fallback:
+        parts.append("fallback")
+    return ", ".join(parts)
+
+
+def perplexity_by_order(frame, path):
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for split, by_split in frame.groupby("split", sort=True):
+        for (prune, fallback), group in _variants(by_split):
+            group = group.sort_values("order")
+            suffix = " ".join(filter(None, [split, _variant_label(prune, fallback)]))
+            axes.plot(group["order"], group["perplexity_including_oovs"], "o-", label=f"incl. OOVs, {suffix}")
+            axes.plot(group["order"], group["perplexity_excluding_oovs"], "s--", label=f"excl. OOVs, {suffix}")
+    axes.set_xlabel("n-gram order")
+    axes.set_ylabel("perplexity")
+    axes.set_xticks(sorted(frame["order"].unique()))
+    axes.legend(fontsize="small")
+    axes.grid(alpha=0.3)
+    _save(figure, path)
+
+
+def hit_ratios(frame, path):
+    figure, axes = plt.subplots(figsize=(6, 4))
+    top = int(frame["order"].max())
+    for row in frame.sort_values(["split", "order", "model"]).itertuples(index=False):
+        ks = list(range(1, row.order + 1))
+        ratios = [100 * getattr(row, f"hit_ratio_{k}") for k in ks]
+        axes.plot(ks, ratios, "o-", label=f"{row.model} on {row.split}")
+    axes.set_xlabel("n-gram length k")
+    axes.set_ylabel("tokens with a k-gram or longer (%)")
+    axes.set_xticks(range(1, top + 1))
+    axes.set_ylim(0, 100)
+    axes.legend(fontsize="small")
+    axes.grid(alpha=0.3)
+    _save(figure, path)
+
+
+def document_perplexity(documents, path):
+    """documents: {(model, split): frame}; one box per model and split, on a log scale."""
+    figure, axes = plt.subplots(figsize=(max(6, 1.2 * len(documents)), 4))
+    keys = sorted(documents)
+    axes.boxplot(
+        [documents[key]["perplexity_including_oovs"] for key in keys],
+        tick_labels=[f"{model}\n{split}" for model, split in keys],
+        showfliers=True,
+    )
+    axes.set_yscale("log")
+    axes.set_ylabel("document perplexity incl. OOVs")
+    axes.grid(alpha=0.3, axis="y")
+    _save(figure, path)
+
+
+def perplexity_by_decade(decades, path):
+    figure, axes = plt.subplots(figsize=(7, 4))
+    known = decades[decades["decade"] != "unknown"]
+    if known.empty:
+        axes.text(0.5, 0.5, "no year column in the evaluated splits", ha="center", va="center")
+        axes.set_axis_off()
+    else:
+        for (model, split), group in known.groupby(["model", "split"], sort=True):
+            group = group.sort_values("decade")
+            axes.plot([int(d[:-1]) for d in group["decade"]], group["perplexity_including_oovs"], "o-",
+                      label=f"{model} on {split}")
+        axes.set_xlabel("decade of publication")
+        axes.set_ylabel("perplexity incl. OOVs")
+        axes.legend(fontsize="small")
+        axes.grid(alpha=0.3)
+    _save(figure, path)

@@ -1,0 +1,26 @@
+"""Entry point of rule plots."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+import pandas as pd
+
+from lmgap import plots
+from lmgap.documents import load_all_documents
+from lmgap.scriptio import run
+
+
+def main(log):
+    table = pd.read_csv(snakemake.input.table, sep="\t", keep_default_na=False, na_values=[""])
+    table["prune"] = table["prune"].astype(str)
+    decades = pd.read_csv(snakemake.input.decades, sep="\t", keep_default_na=False)
+    documents = load_all_documents(snakemake.input.documents, snakemake.input.years)
+    plots.perplexity_by_order(table, snakemake.output.by_order)
+    plots.hit_ratios(table, snakemake.output.hits)
+    plots.document_perplexity(documents, snakemake.output.documents)
+    plots.perplexity_by_decade(decades, snakemake.output.by_decade)
+
+
+run(snakemake, main)
