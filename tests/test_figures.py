@@ -131,3 +131,11 @@ def test_a_line_whose_tokens_disagree_with_its_total_is_refused():
 def test_output_without_per_token_fields_is_refused():
     with pytest.raises(LmgapError, match="not in the `-v word -v sentence` form"):
         score_output(io.BytesIO(b"Total: -1.5 OOV: 0\n"), order=3)
+
+
+def test_surfaces_holding_equals_signs_and_zeros_are_read_by_their_id():
+    # `x=0` is in the vocabulary (id 5); `a=` is not (id 0); `=0` surfaces never fool the reader.
+    line = b"x=0=5 1 -1.5\ta==0 1 -2\t=0=7 2 -0.25\t</s>=2 1 -0.5\tTotal: -4.25 OOV: 1\n"
+    scores, _ = score_output(io.BytesIO(line), order=2)
+    assert (scores.tokens, scores.oovs, scores.log10_prob_oov) == (4, 1, -2.0)
+    assert scores.raw()["matched_length"] == [0, 2, 1]

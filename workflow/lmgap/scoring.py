@@ -16,8 +16,18 @@ from .errors import LmgapError
 from .figures import document_perplexities, kenlm_perplexities
 
 LINE_END = re.compile(rb"Total: (\S+) OOV: (\d+)$")
-# KenLM gives every out-of-vocabulary word the id of <unk>, which is 0.
-OOV_SUFFIX = b"=0"
+# KenLM gives every out-of-vocabulary word the id of <unk>, which is 0. A surface holds no
+# space, and the id follows its last `=` without leading zeros: `=0 ` occurs exactly there.
+OOV_MARK = b"=0 "
+
+
+def _oov_positions(body):
+    """Indices of the out-of-vocabulary tokens of one line of query's output."""
+    positions, start = [], 0
+    while (found := body.find(OOV_MARK, start)) >= 0:
+        positions.append(body.count(b"\t", 0, found))
+        start = found + len(OOV_MARK)
+    return positions
 
 DOCUMENT_COLUMNS = [
     "line", "tokens", "oovs", "log10_prob", "log10_prob_oov",
@@ -46,7 +56,7 @@ class SplitScores:
         # Tokens are `surface=id length log10prob`, tab-separated; surfaces hold no whitespace.
         items = body.replace(b"\t", b" ").split(b" ")
         try:
-            if not closing or not body or len(items) % 3 or not all(b"=" in s for s in items[0::3]):
+            if not closing or not body or len(items) % 3 or body.count(b"=") < len(items) // 3:
                 raise ValueError
             lengths = np.array(list(map(int, items[1::3])), dtype=np.int64)
             # query prints each single-precision probability in its shortest exact form.
@@ -56,8 +66,8 @@ class SplitScores:
                 f"query's output line {number} is not in the `-v word -v sentence` form: {line[:200]!r}"
             ) from None
         count = len(items) // 3
-        # The id follows the last `=` and has no leading zeros, so `=0` at the end is <unk>.
-        oov = np.array([surface.endswith(OOV_SUFFIX) for surface in items[0::3]], dtype=bool)
+        oov = np.zeros(count, dtype=bool)
+        oov[_oov_positions(body)] = True
         # query adds a line up in single precision, token by token (accumulate is sequential).
         total = float(np.add.accumulate(probs)[-1])
         oovs = int(oov.sum())
