@@ -30,6 +30,8 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "is not a git URL"),
         ({"corpus": {"source": "git://"}}, "corpus.source", "is not a git URL"),
         ({"corpus": {"commit": "--upload-pack=touch pwned"}}, "corpus.commit", "does not match"),
+        ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
+        ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
     ],
 )
 def test_bad_values_name_their_key(config, key, says):
@@ -43,3 +45,8 @@ def test_snakemake_stops_before_any_job(tmp_path):
     assert done.returncode != 0
     assert "orders[1]: 0 is less than the minimum of 1" in done.stdout + done.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_prune_thresholds_lmplz_accepts_pass(tmp_path):
+    config = validate_config({"orders": [3, 5], "lmplz": {"prune": [0, 1, 1]}}, SCHEMA)
+    assert config["lmplz"]["prune"] == [0, 1, 1]
