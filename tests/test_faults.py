@@ -18,6 +18,8 @@ from lmgap.kenlm_run import train
 from lmgap.rebuild import rebuild_split
 from lmgap.synth import MarkovSource, write_corpus
 
+FULL_DISK_SOURCE = REPO / "tests/data/full_disk.c"
+
 
 def demo_corpus(root, seed=7, train_sentences=6000):
     source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=seed)
@@ -127,6 +129,22 @@ def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, ken
     assert list(tmp_path.glob("*.tmp-*")) == []
 
 
+def full_disk_wrapper(folder, scratch, size=64 * 1024):
+    """A command prefix under which folder holds only size bytes.
+
+    A real tmpfs of that size, seen only by the wrapped run (a private mount namespace), where
+    the machine allows user namespaces; elsewhere an LD_PRELOAD library that fails writes there
+    with ENOSPC once size bytes are written, as a full disk does.
+    """
+    mount = ["unshare", "--map-root-user", "--mount"]
+    if subprocess.run([*mount, "true"], capture_output=True).returncode == 0:
+        script = f'mount -t tmpfs -o size={size} tmpfs "$0" && exec "$@"'
+        return [*mount, "sh", "-c", script, str(folder)]
+    library = scratch / "full_disk.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(FULL_DISK_SOURCE), "-ldl"], check=True)
+    return ["env", f"LD_PRELOAD={library}", f"FULL_DISK_DIR={folder}", f"FULL_DISK_BYTES={size}"]
+
+
 def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=3000)
     small_disk = tmp_path / "small-disk"
@@ -138,13 +156,7 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
         "lmplz": {"temp_dir": str(small_disk)},
     }
     work = tmp_path / "work"
-    # A 64 KiB tmpfs seen only by this run (a private mount namespace), so no privilege or
-    # real disk is needed to fill lmplz's temporary folder.
-    mount_small_disk = [
-        "unshare", "--map-root-user", "--mount", "sh", "-c",
-        'mount -t tmpfs -o size=64k tmpfs "$0" && exec "$@"', str(small_disk),
-    ]
-    full = run_pipeline(work, config, wrapper=mount_small_disk, check=False)
+    full = run_pipeline(work, config, wrapper=full_disk_wrapper(small_disk, tmp_path), check=False)
     assert full.returncode != 0
     assert f"disk space in its temporary folder {small_disk}/o3" in full.stderr
     assert "lmplz.temp_dir" in full.stderr
