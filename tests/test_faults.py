@@ -120,12 +120,12 @@ def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, ken
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
     text = tmp_path / "train.txt"
     rebuild_split(corpus / "train", text)
-    arpa, tmpdir = tmp_path / "model.arpa", tmp_path / "lmplz-tmp"
-    with open(tmp_path / "lmplz.log", "w") as log, pytest.raises(LmgapError) as err:
-        train(kenlm_bin / "lmplz", 3, 8, tmpdir, text, arpa, log)
+    binary, arpa, tmpdir = tmp_path / "model.binary", tmp_path / "model.arpa", tmp_path / "lmplz-tmp"
+    with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as err:
+        train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 8, tmpdir, text, binary, log, arpa=arpa)
     assert "-S 8M" in str(err.value) and "memory.budget_mb" in str(err.value)
-    assert "exceeds total memory" in (tmp_path / "lmplz.log").read_text()
-    assert not arpa.exists() and not tmpdir.exists()
+    assert "exceeds total memory" in (tmp_path / "train.log").read_text()
+    assert not binary.exists() and not arpa.exists() and not tmpdir.exists()
     assert list(tmp_path.glob("*.tmp-*")) == []
 
 
@@ -160,10 +160,26 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
     assert full.returncode != 0
     assert f"disk space in its temporary folder {small_disk}/o3" in full.stderr
     assert "lmplz.temp_dir" in full.stderr
-    assert "No space left on device" in (work / "logs/lmplz/o3.log").read_text()
+    assert "No space left on device" in (work / "logs/train/o3.log").read_text()
     assert not (work / "results/models/o3").exists() or not any((work / "results/models/o3").iterdir())
     assert not any(small_disk.iterdir())
 
     # With room again, a plain rerun finishes.
     run_pipeline(work, config)
     assert (work / "results/tables/perplexity.tsv").exists()
+
+
+def test_build_binary_failing_mid_stream_is_named_not_lmplz(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
+    text = tmp_path / "train.txt"
+    rebuild_split(corpus / "train", text)
+    # Reads a little of the ARPA text, then fails: lmplz then dies of SIGPIPE.
+    broken = tmp_path / "build_binary"
+    broken.write_text("#!/bin/sh\nhead -c 100 > /dev/null\necho 'build_binary: disk quota exceeded' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    binary, tmpdir = tmp_path / "model.binary", tmp_path / "lmplz-tmp"
+    with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as err:
+        train(kenlm_bin / "lmplz", broken, 3, 1024, tmpdir, text, binary, log)
+    assert "build_binary failed on the order-3 model" in str(err.value)
+    assert "disk quota exceeded" in str(err.value)
+    assert not binary.exists() and not list(tmp_path.glob(".model.binary.tmp-*")) and not tmpdir.exists()

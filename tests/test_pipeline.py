@@ -93,7 +93,7 @@ def test_markdown_table_has_one_row_per_order(demo_run):
 def test_arpa_is_not_kept_by_default_and_text_ends_with_newline(demo_run):
     models = demo_run / "work/results/models"
     assert sorted(p.name for p in models.iterdir()) == ["o3", "o4", "o5"]
-    assert sorted(p.name for p in (models / "o3").iterdir()) == ["model.binary", "ngram_counts.json"]
+    assert sorted(p.name for p in (models / "o3").iterdir()) == ["model.binary", "ngram_counts.json", "usage.json"]
     text = (demo_run / "work/results/text/dev-0.txt").read_bytes()
     assert text.endswith(b"\n") and text.count(b"\n") == 600
 
@@ -144,7 +144,7 @@ def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
 
     done = run_pipeline(work, {**config, "orders": [3, 4]})
     tables = {"all": 1, "perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "record_run": 1}
-    assert jobs_run(done) == {**tables, "build_binary": 1, "lmplz": 1, "query": 1}
+    assert jobs_run(done) == {**tables, "train": 1, "query": 1}
     assert "wildcards: model=o4" in done.stderr and "wildcards: model=o3" not in done.stderr
     assert (work / "results/models/o3/model.binary").stat().st_mtime_ns == order3
     assert [row["order"] for row in read_table(work)] == ["3", "4"]
@@ -278,3 +278,17 @@ def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
     # The tables travel inside the report: the perplexity table's bytes, base64-encoded.
     table = (work / "results/tables/perplexity.tsv").read_bytes()
     assert base64.b64encode(table).decode() in html
+
+
+def test_streamed_binary_equals_build_binary_on_the_arpa_file(demo_run, kenlm_bin, tmp_path):
+    # lmplz streams into build_binary in the pipeline; by hand, the ARPA file goes to disk first.
+    work = demo_run / "work"
+    arpa, binary = tmp_path / "o4.arpa", tmp_path / "o4.binary"
+    subprocess.run(
+        [str(kenlm_bin / "lmplz"), "-o", "4", "--skip_symbols", "--text", str(work / "results/text/train.txt"),
+         "--arpa", str(arpa)], check=True, capture_output=True,
+    )
+    subprocess.run([str(kenlm_bin / "build_binary"), str(arpa), str(binary)], check=True, capture_output=True)
+    assert binary.read_bytes() == (work / "results/models/o4/model.binary").read_bytes()
+    usage = json.loads((work / "results/models/o4/usage.json").read_text())
+    assert usage["lmplz"]["cpu_seconds"] > 0 and usage["build_binary"]["peak_rss_mb"] > 0

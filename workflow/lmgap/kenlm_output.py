@@ -26,19 +26,14 @@ def parse_summary(output):
     return metrics
 
 
-def arpa_ngram_counts(path):
-    """{order: count} from the `\\data\\` header of an ARPA file (read without the rest)."""
+def arpa_header_counts(head):
+    """{order: count} from the `\\data\\` header at the start of an ARPA text (bytes), or None."""
     counts = {}
-    with open(path, "rb") as arpa:
-        for line in arpa:
-            line = line.strip()
-            if line.startswith(b"ngram ") and b"=" in line:
-                order, _, count = line[6:].partition(b"=")
-                counts[int(order)] = int(count)
-            elif counts and not line:
-                break
-            elif line.startswith(b"\\1-grams:"):
-                break
-    if not counts:
-        raise LmgapError(f"{path} has no \\data\\ header with n-gram counts; is it an ARPA file?")
-    return counts
+    for line in head.split(b"\n"):
+        line = line.strip()
+        if line.startswith(b"ngram ") and b"=" in line:
+            order, _, count = line[6:].partition(b"=")
+            counts[int(order)] = int(count)
+        elif line.endswith(b"-grams:"):
+            break
+    return counts or None

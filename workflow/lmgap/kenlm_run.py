@@ -1,11 +1,17 @@
 """Run lmplz, build_binary and query, turning their failures into errors a user can act on."""
 
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
-from .atomic import atomic_path
+from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
+from .kenlm_output import arpa_header_counts
 from .scoring import score_output
 
 
@@ -16,7 +22,9 @@ def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, arpa, prune=(), disco
         cmd += ["--prune", *(str(p) for p in prune)]
     if discount_fallback:
         cmd.append("--discount_fallback")
-    return cmd + ["--text", str(text), "--arpa", str(arpa)]
+    cmd += ["--text", str(text)]
+    # Without --arpa, lmplz writes the model to its standard output.
+    return cmd + ["--arpa", str(arpa)] if arpa else cmd
 
 
 def temp_dir(config, model):
@@ -33,8 +41,14 @@ def _stderr_tail(stderr, lines=5):
     return "\n".join(stderr.strip().splitlines()[-lines:])
 
 
-def train(lmplz, order, mem_mb, tmpdir, text, arpa, log, prune=(), discount_fallback=False):
-    """Train an ARPA model with lmplz; the ARPA file appears only when lmplz succeeded."""
+def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(), discount_fallback=False, arpa=None):
+    """Train a model with lmplz and binarise it with build_binary as the ARPA text streams out.
+
+    lmplz writes the ARPA model to a pipe that build_binary reads while lmplz is still writing:
+    no multi-GB ARPA file on disk, and the two overlap. arpa, when given, also keeps a copy.
+    Returns ({order: n-gram count} from the ARPA header, {tool: Usage}). The binary (and the
+    ARPA copy) appear only when both tools succeeded.
+    """
     tmpdir = Path(tmpdir)
     # A killed run leaves lmplz's temporary files behind; this job's folder is its own.
     shutil.rmtree(tmpdir, ignore_errors=True)
@@ -45,16 +59,90 @@ def train(lmplz, order, mem_mb, tmpdir, text, arpa, log, prune=(), discount_fall
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
             "in config.yaml to a folder you can write to."
         ) from None
+    lmplz_cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, None, prune, discount_fallback)
     try:
-        with atomic_path(arpa) as tmp:
-            cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, tmp, prune, discount_fallback)
-            log.flush()
-            done = subprocess.run(cmd, stdout=log, stderr=subprocess.PIPE, text=True)
-            log.write(done.stderr)
-            if done.returncode:
-                raise LmgapError(explain_lmplz_failure(done.stderr, done.returncode, order, text, mem_mb, tmpdir, log.name))
+        with contextlib.ExitStack() as outputs:
+            binary_tmp = outputs.enter_context(atomic_path(binary))
+            copy = outputs.enter_context(atomic_open(arpa, "wb")) if arpa else None
+            # Their messages wait in the system's temporary folder, not in -T, which may be full.
+            with tempfile.TemporaryFile("w+") as lmplz_err, tempfile.TemporaryFile("w+") as bb_err:
+                trainer = Stage(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
+                # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
+                binariser = Stage([str(build_binary), "/dev/stdin", str(binary_tmp)], stdin=subprocess.PIPE,
+                                  stdout=bb_err, stderr=subprocess.STDOUT)
+                try:
+                    counts = relay_arpa(trainer.process.stdout, binariser.process.stdin, copy)
+                finally:
+                    trainer.process.stdout.close()
+                    binariser.process.stdin.close()
+                    trainer.wait()
+                    binariser.wait()
+                for err in (lmplz_err, bb_err):
+                    err.seek(0)
+                lmplz_text, bb_text = lmplz_err.read(), bb_err.read()
+            log.write(lmplz_text + bb_text)
+            # lmplz killed by SIGPIPE only means build_binary stopped reading first.
+            if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
+                raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, tmpdir, log.name))
+            if binariser.returncode or trainer.returncode or counts is None:
+                raise LmgapError(f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}")
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+    return counts, {"lmplz": trainer.usage, "build_binary": binariser.usage}
+
+
+class Stage:
+    """A child process whose wall time, CPU time and peak memory are measured when it ends."""
+
+    def __init__(self, cmd, **kwargs):
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(cmd, **kwargs)
+        self.returncode = self.usage = None
+
+    def wait(self):
+        _, status, rusage = os.wait4(self.process.pid, 0)
+        # wait4 reaped the child; tell Popen so that it never waits again.
+        self.process.returncode = self.returncode = os.waitstatus_to_exitcode(status)
+        self.usage = {
+            "seconds": time.monotonic() - self.started,
+            "cpu_seconds": rusage.ru_utime + rusage.ru_stime,
+            "peak_rss_mb": rusage.ru_maxrss / 1024,
+        }
+
+
+def relay_arpa(source, sink, copy=None, chunk=1 << 20):
+    """Pass lmplz's ARPA output on to build_binary; return the header's n-gram counts.
+
+    After the header the rest is spliced from pipe to pipe inside the kernel (no copy through
+    Python) unless copy, a file, also wants it. None when the stream ends before the header does.
+    """
+    head = b""
+    while b"-grams:" not in head:
+        block = os.read(source.fileno(), chunk)
+        if not block:
+            break
+        head += block
+    counts = arpa_header_counts(head)
+    try:
+        _write_all(sink.fileno(), head)
+        if copy:
+            copy.write(head)
+            while block := os.read(source.fileno(), chunk):
+                _write_all(sink.fileno(), block)
+                copy.write(block)
+        else:
+            while os.splice(source.fileno(), sink.fileno(), chunk):
+                pass
+    except BrokenPipeError:
+        # build_binary stopped reading: its exit code and message tell why.
+        return None
+    return counts
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_name):
@@ -85,16 +173,6 @@ def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_n
             "what is free, or stop other programs."
         )
     return f"lmplz failed on the order-{order} model; see {log_name}:\n{_stderr_tail(stderr)}"
-
-
-def build_binary(tool, arpa, binary, log):
-    """Convert an ARPA model to KenLM's binary format."""
-    log.flush()
-    with atomic_path(binary) as tmp:
-        done = subprocess.run([str(tool), str(arpa), str(tmp)], stdout=log, stderr=subprocess.PIPE, text=True)
-        log.write(done.stderr)
-        if done.returncode:
-            raise LmgapError(f"build_binary failed on {arpa}; see {log.name}:\n{_stderr_tail(done.stderr)}")
 
 
 def query(tool, model, text, order, log):

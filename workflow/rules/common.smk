@@ -9,7 +9,7 @@ from lmgap.errors import LmgapError
 from lmgap.fetch import is_url, split_files
 from lmgap.kenlm_build import check_user_tools
 from lmgap.locks import clear_stale_locks
-from lmgap.models import models_from_config
+from lmgap.models import LMPLZ_MIN_MB, binary_mem_mb, lmplz_need_mb, models_from_config
 
 try:
     config = validate_config(
@@ -109,11 +109,6 @@ if "cpus" not in workflow.global_resources:
 CPUS = int(workflow.global_resources["cpus"].value)
 
 
-# lmplz holds its vocabulary hash table (24 MiB before the first word) within -S, whatever
-# the corpus; below this it stops at once. Above it, what does not fit spills to -T.
-LMPLZ_MIN_MB = 32
-
-
 def declared_cores():
     """--cores, or the machine's cores for commands that give none (--report, --lint)."""
     try:
@@ -132,14 +127,13 @@ if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
     )
 
 
-def lmplz_mem_mb(wildcards, input):
-    """What lmplz needs, within its share of the budget so that all running at once fit.
-
-    lmplz touches all of its -S, which costs seconds on small corpora; sixteen bytes per byte
-    of text and order lets it sort in memory (beyond it lmplz spills to -T, correct but slower).
+def train_mem_mb(wildcards, input):
+    """lmplz and build_binary run together in one job: what both need, within the job's share
+    of the budget so that all running at once fit. The job gives lmplz all but build_binary's part.
     """
-    need = 16 * MODELS[wildcards.model]["order"] * max(input.size_mb, 1)
-    return int(min(LMPLZ_SHARE_MB, max(1024, need)))
+    order, text_mb = MODELS[wildcards.model]["order"], max(input.size_mb, 1)
+    need = lmplz_need_mb(order, text_mb) + binary_mem_mb(order, text_mb)
+    return int(min(LMPLZ_SHARE_MB, need))
 
 
 def model_mem_mb(wildcards, input):

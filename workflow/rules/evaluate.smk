@@ -1,6 +1,6 @@
 rule query:
     input:
-        binary=rules.build_binary.output.binary,
+        binary=rules.train.output.binary,
         text=rules.rebuild_text.output.text,
         query=kenlm_tool("query"),
     output:

@@ -1,46 +1,26 @@
-rule lmplz:
+rule train:
     input:
         text=expand(rules.rebuild_text.output.text, split=config["train_split"]),
         lmplz=kenlm_tool("lmplz"),
+        build_binary=kenlm_tool("build_binary"),
     output:
-        arpa=(
-            "results/models/{model}/model.arpa"
-            if config["keep_arpa"]
-            else temp("results/models/{model}/model.arpa")
-        ),
+        # lmplz streams the ARPA model into build_binary; a copy is kept only when asked for.
+        **({"arpa": "results/models/{model}/model.arpa"} if config["keep_arpa"] else {}),
+        binary="results/models/{model}/model.binary",
+        counts="results/models/{model}/ngram_counts.json",
+        usage="results/models/{model}/usage.json",
     log:
-        "logs/lmplz/{model}.log",
+        "logs/train/{model}.log",
     benchmark:
-        "results/benchmarks/lmplz/{model}.tsv"
+        "results/benchmarks/train/{model}.tsv"
     # Highest orders first: they take longest, and started last they would finish alone.
     priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
         "../../envs/kenlm.yaml"
     resources:
-        mem_mb=lmplz_mem_mb,
+        mem_mb=train_mem_mb,
         cpus=1,
     params:
         options=model_options,
     script:
-        "../scripts/lmplz.py"
-
-
-rule build_binary:
-    input:
-        arpa=rules.lmplz.output.arpa,
-        build_binary=kenlm_tool("build_binary"),
-    output:
-        binary="results/models/{model}/model.binary",
-        counts="results/models/{model}/ngram_counts.json",
-    log:
-        "logs/build_binary/{model}.log",
-    benchmark:
-        "results/benchmarks/build_binary/{model}.tsv"
-    priority: lambda wildcards: MODELS[wildcards.model]["order"]
-    conda:
-        "../../envs/kenlm.yaml"
-    resources:
-        mem_mb=model_mem_mb,
-        cpus=1,
-    script:
-        "../scripts/build_binary.py"
+        "../scripts/train.py"

@@ -5,8 +5,8 @@ rule perplexity_table:
             model=sorted(MODELS),
             split=config["eval_splits"],
         ),
-        counts=expand(rules.build_binary.output.counts, model=sorted(MODELS)),
-        binary=expand(rules.build_binary.output.binary, model=sorted(MODELS)),
+        counts=expand(rules.train.output.counts, model=sorted(MODELS)),
+        binary=expand(rules.train.output.binary, model=sorted(MODELS)),
     output:
         tsv=report(
             "results/tables/perplexity.tsv",
@@ -24,12 +24,12 @@ rule perplexity_table:
 
 rule cost_table:
     input:
-        lmplz=expand(rules.lmplz.benchmark, model=sorted(MODELS)),
-        build_binary=expand(rules.build_binary.benchmark, model=sorted(MODELS)),
+        train=expand(rules.train.benchmark, model=sorted(MODELS)),
+        usage=expand(rules.train.output.usage, model=sorted(MODELS)),
         query=expand(
             rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]
         ),
-        binary=expand(rules.build_binary.output.binary, model=sorted(MODELS)),
+        binary=expand(rules.train.output.binary, model=sorted(MODELS)),
     output:
         tsv=report(
             "results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"

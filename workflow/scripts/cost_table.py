@@ -13,15 +13,14 @@ def main(log):
     models = snakemake.params.models
     names = sorted(models)
     splits = snakemake.params.splits
-    benchmarks = {}
-    for rule in ("lmplz", "build_binary"):
-        for name, path in zip(names, snakemake.input[rule]):
-            benchmarks[(rule, name)] = [path]
+    files = {}
+    for kind in ("train", "usage", "binary"):
+        for name, path in zip(names, snakemake.input[kind]):
+            files[(kind, name)] = path
     queries = list(snakemake.input.query)
     for i, name in enumerate(names):
-        benchmarks[("query", name)] = queries[i * len(splits) : (i + 1) * len(splits)]
-    binaries = dict(zip(names, snakemake.input.binary))
-    write_cost_tables(models, benchmarks, binaries, splits, snakemake.output.tsv, snakemake.output.md)
+        files[("query", name)] = queries[i * len(splits) : (i + 1) * len(splits)]
+    write_cost_tables(models, files, splits, snakemake.output.tsv, snakemake.output.md)
 
 
 run(snakemake, main)

@@ -1,0 +1,20 @@
+"""The workflow stays clean for Snakemake's linter and snakefmt."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+BIN = Path(sys.executable).parent
+
+
+def test_snakemake_lint_finds_nothing():
+    done = subprocess.run([str(BIN / "snakemake"), "--lint"], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Congratulations, your workflow is in a good condition!" in done.stdout + done.stderr
+
+
+def test_snakefmt_would_change_nothing():
+    done = subprocess.run([str(BIN / "snakefmt"), "--check", "."], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

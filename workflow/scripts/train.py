@@ -1,0 +1,35 @@
+"""Entry point of rule train: lmplz streaming into build_binary, then the model's counts and usage."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.atomic import write_json
+from lmgap.kenlm_run import temp_dir, train
+from lmgap.models import lmplz_share_mb
+from lmgap.scriptio import run
+
+
+def main(log):
+    options = snakemake.params.options
+    text_mb = max(Path(snakemake.input.text[0]).stat().st_size / 2**20, 1)
+    counts, usage = train(
+        lmplz=snakemake.input.lmplz,
+        build_binary=snakemake.input.build_binary,
+        order=options["order"],
+        mem_mb=lmplz_share_mb(snakemake.resources.mem_mb, options["order"], text_mb),
+        tmpdir=temp_dir(snakemake.config, snakemake.wildcards.model),
+        text=snakemake.input.text[0],
+        binary=snakemake.output.binary,
+        log=log,
+        prune=options["prune"],
+        discount_fallback=options["discount_fallback"],
+        arpa=snakemake.output.get("arpa"),
+    )
+    # ngrams[k - 1]: distinct k-grams the model holds.
+    write_json({"ngrams": [counts[k] for k in sorted(counts)]}, snakemake.output.counts)
+    write_json(usage, snakemake.output.usage)
+
+
+run(snakemake, main)
