@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -162,6 +163,7 @@ def main():
     parser.add_argument("--kenlm-bin", default=None)
     parser.add_argument("--pipeline-only", action="store_true", help="skip the hand recipe")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each, for medians")
+    parser.add_argument("--keep", action="store_true", help="keep each run's folder (GBs of models)")
     args = parser.parse_args()
     bin_dir = kenlm_tools(args.kenlm_bin)
     print(f"machine: {machine()}; orders {args.orders}")
@@ -183,6 +185,9 @@ def main():
                 run["wall_ratio"] = run["pipeline"]["wall_s"] / run["hand"]["wall_s"]
             report["runs"].append(run)
             print(json.dumps(run), flush=True)
+            if not args.keep:
+                # Each run leaves GBs of models and ARPA files; repeated runs would fill the disk.
+                shutil.rmtree(run_dir)
         report["median"] = medians(report["runs"])
         print(json.dumps(report["median"], indent=1))
         with open(Path(args.work) / "results.jsonl", "a") as out:
