@@ -85,6 +85,10 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
                 raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, tmpdir, log.name))
             if binariser.returncode or trainer.returncode or counts is None:
+                if "No space left on device" in bb_text:
+                    raise LmgapError(
+                        f"build_binary ran out of disk space writing {binary}; free space in its folder."
+                    )
                 raise LmgapError(f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}")
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
@@ -155,9 +159,9 @@ def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_n
         )
     if "No space left on device" in stderr:
         return (
-            f"lmplz ran out of disk space in its temporary folder {tmpdir} (or in results/models/, "
-            f"where it writes the ARPA file) while training the order-{order} model; free space "
-            "there, or point lmplz.temp_dir in config.yaml at a disk with room."
+            f"lmplz ran out of disk space in its temporary folder {tmpdir} while training the "
+            f"order-{order} model; free space there, or point lmplz.temp_dir in config.yaml at a "
+            "disk with room."
         )
     if "exceeds total memory" in stderr:
         return (
