@@ -41,22 +41,28 @@ def validate_config(config, schema_path):
             message = error.message
             if error.validator == "anyOf":
                 message = f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path"
-            lines.append(f"  {key_path(error)}: {message}")
-        raise LmgapError("config.yaml is invalid:\n" + "\n".join(lines))
+            lines.append((key_path(error), message))
+        raise invalid(lines)
     check_prune(config["lmplz"]["prune"], config["orders"])
     return config
+
+
+def invalid(problems):
+    """The error for (key, message) pairs, one line each."""
+    return LmgapError("config.yaml is invalid:\n" + "\n".join(f"  {key}: {message}" for key, message in problems))
 
 
 def check_prune(prune, orders):
     """lmplz's own rules for --prune, checked before anything runs."""
     if any(later < earlier for earlier, later in zip(prune, prune[1:])):
-        raise LmgapError(
-            f"config.yaml is invalid:\n  lmplz.prune: {prune} must not decrease (lmplz refuses "
-            "thresholds that would remove an n-gram while keeping a longer one)"
-        )
+        raise invalid([(
+            "lmplz.prune",
+            f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
+            "keeping a longer one)",
+        )])
     if len(prune) > min(orders):
-        raise LmgapError(
-            f"config.yaml is invalid:\n  lmplz.prune: {len(prune)} thresholds, but the order-{min(orders)} "
-            f"model has only {min(orders)} orders; give at most {min(orders)} (lmplz repeats the last "
-            "one for higher orders)"
-        )
+        raise invalid([(
+            "lmplz.prune",
+            f"{len(prune)} thresholds, but the order-{min(orders)} model has only {min(orders)} orders; "
+            f"give at most {min(orders)} (lmplz repeats the last one for higher orders)",
+        )])

@@ -141,7 +141,6 @@ def write_document_tables(documents, texts, decades_tsv, decades_md, hardest_tsv
         handle.write(decade_markdown(decades))
     with atomic_open(hardest_md) as handle:
         handle.write(hardest_markdown(hardest))
-    return decades
 
 
 def load_all_documents(document_paths, years_paths):

@@ -18,13 +18,18 @@ MARKUP = (b"<s>", b"</s>", b"<unk>")
 SPACES = bytes.maketrans(b"\x00\x0b\x0c\r", b"    ")
 
 
-def split_columns(split_dir):
-    """Number of in.tsv columns declared by in-header.tsv, or None when there is none."""
+def header_names(split_dir):
+    """The in.tsv column names in-header.tsv declares, or None when there is none."""
     header = Path(split_dir) / "in-header.tsv"
     if not header.exists():
         return None
-    first = header.read_bytes().split(b"\n", 1)[0].rstrip(b"\r")
-    return len(first.split(b"\t"))
+    return header.read_bytes().split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
+
+
+def split_columns(split_dir):
+    """Number of in.tsv columns declared by in-header.tsv, or None when there is none."""
+    names = header_names(split_dir)
+    return None if names is None else len(names)
 
 
 def clean(field):
@@ -160,11 +165,7 @@ def rebuild_split(split_dir, out_path):
 
 def year_column(split_dir):
     """Index of the column in-header.tsv names `Year` (any case), or None."""
-    header = Path(split_dir) / "in-header.tsv"
-    if not header.exists():
-        return None
-    names = header.read_bytes().split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
-    folded = [name.strip().lower() for name in names]
+    folded = [name.strip().lower() for name in header_names(split_dir) or []]
     return folded.index(b"year") if b"year" in folded else None
 
 

@@ -124,11 +124,11 @@ def markdown(frame):
     for split in splits:
         prefix = f"{split} " if len(splits) > 1 else ""
         header += [
-            f"{prefix}PPL incl. OOVs", f"{prefix}PPL excl. OOVs", f"{prefix}OOV rate",
-            f"{prefix}Bits/token", f"{prefix}SRILM ppl1", f"{prefix}Full-order hits",
+            f"{prefix}PPL incl. OOVs:", f"{prefix}PPL excl. OOVs:", f"{prefix}OOV rate:",
+            f"{prefix}Bits/token:", f"{prefix}SRILM ppl1:", f"{prefix}Full-order hits:",
         ]
-    header += ["n-grams", "Binary (MB)"]
-    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    header += ["n-grams:", "Binary (MB):"]
+    rows = []
     for model, group in frame.groupby("model", sort=False):
         by_split = group.set_index("split")
         first = group.iloc[0]
@@ -144,15 +144,15 @@ def markdown(frame):
                 f"{100 * row['hit_ratio_' + str(row['order'])]:.1f}%",
             ]
         cells += [f"{int(first['ngrams_total']):,}", f"{first['binary_bytes'] / 2**20:.1f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+        rows.append(cells)
     options = []
     if (frame["prune"] != "none").any():
         options.append("pruning as given in the Order column or `lmplz.prune`")
     if frame["discount_fallback"].any():
         options.append("`--discount_fallback`")
     extra = f", {', '.join(options)}" if options else ""
-    title = f"Perplexity on {', '.join(splits)}\n\n"
-    return title + "\n".join(lines) + "\n\n" + DEFINITIONS.format(options=extra)
+    note = DEFINITIONS.format(options=extra).rstrip("\n")
+    return markdown_table(f"Perplexity on {', '.join(splits)}", header, rows, note)
 
 
 def write_tables(metric_paths, count_paths, binary_paths, tsv_path, md_path):
