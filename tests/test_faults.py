@@ -116,6 +116,26 @@ def test_budget_too_small_for_lmplz_is_refused_before_any_job(tmp_path, kenlm_bi
     assert not (tmp_path / "work/results").exists()
 
 
+@pytest.mark.parametrize(
+    "missing, eval_splits, says",
+    [
+        ("dev-0/expected.tsv", ["dev-0"], "lacks dev-0/expected.tsv; point corpus.source"),
+        ("test-A/expected.tsv", ["dev-0", "test-A"], "remove test-A from eval_splits"),
+    ],
+)
+def test_local_corpus_missing_a_file_is_refused_before_any_job(tmp_path, kenlm_bin, missing, eval_splits, says):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=200)
+    (corpus / "test-A").mkdir()
+    (corpus / "test-A/in.tsv.xz").write_bytes((corpus / "dev-0/in.tsv.xz").read_bytes())
+    (corpus / missing).unlink(missing_ok=True)
+    config = {"corpus": {"source": str(corpus)}, "eval_splits": eval_splits, "kenlm": {"bin_dir": str(kenlm_bin)}}
+    done = run_pipeline(tmp_path / "work", config, check=False)
+    assert done.returncode != 0
+    assert f"the corpus at {corpus} lacks" in done.stderr and says in done.stderr
+    assert "MissingInputException" not in done.stderr
+    assert not (tmp_path / "work/results").exists()
+
+
 def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
     text = tmp_path / "train.txt"

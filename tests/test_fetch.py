@@ -84,6 +84,16 @@ def test_missing_file_is_named(tmp_path, corpus_repo):
     assert not (tmp_path / "manifest.json").exists()
 
 
+def test_scoring_test_a_without_its_answers_says_to_drop_it(tmp_path, corpus_repo):
+    repo, _, _ = corpus_repo
+    test_a = repo / "test-A"
+    test_a.mkdir()
+    (test_a / "in.tsv.xz").write_bytes((repo / "dev-0/in.tsv.xz").read_bytes())
+    with pytest.raises(LmgapError, match="lacks test-A/expected.tsv.*remove test-A from eval_splits"):
+        fetch(tmp_path, str(repo), required=[*REQUIRED, "test-A/in.tsv.xz", "test-A/expected.tsv"])
+    assert not (tmp_path / "manifest.json").exists()
+
+
 def test_test_a_is_checked_when_asked_for(tmp_path, corpus_repo):
     repo, _, _ = corpus_repo
     with pytest.raises(LmgapError, match="lacks test-A/in.tsv.xz"):

@@ -115,6 +115,13 @@ def describe_file(path):
 def check_files(root, required):
     """Every required file is there, or an error naming the missing ones."""
     missing = [name for name in required if not (Path(root) / name).is_file()]
+    if "test-A/expected.tsv" in missing:
+        # The challenge keeps test-A's gap words hidden, so no layout fix will bring the file.
+        raise LmgapError(
+            f"the corpus at {root} lacks test-A/expected.tsv: the challenge keeps test-A's gap words "
+            "hidden, so test-A cannot be scored; remove test-A from eval_splits in config.yaml "
+            "(corpus.test_a: true still records its in.tsv.xz)"
+        )
     if missing:
         raise LmgapError(
             f"the corpus at {root} lacks {', '.join(missing)}; point corpus.source in config.yaml "

@@ -6,7 +6,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from lmgap.configcheck import validate_config
 from lmgap.errors import LmgapError
-from lmgap.fetch import is_url, split_files
+from lmgap.fetch import check_files, is_url, split_files
 from lmgap.kenlm_build import check_user_tools
 from lmgap.locks import clear_stale_locks
 from lmgap.models import LMPLZ_MIN_MB, binary_mem_mb, lmplz_need_mb, models_from_config
@@ -80,6 +80,15 @@ def local_corpus_files(wildcards):
     if corpus_root() == Path("resources/corpus/clone"):
         return []
     return [str(corpus_root() / name) for name in corpus_required_files()]
+
+
+# A local corpus is checked before any job: its missing files would otherwise stop the run
+# with Snakemake's MissingInputException, which names the file but not the fix.
+if corpus_root() != Path("resources/corpus/clone"):
+    try:
+        check_files(corpus_root(), corpus_required_files())
+    except LmgapError as err:
+        raise WorkflowError(str(err)) from None
 
 
 def model_options(wildcards):
