@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -66,10 +67,13 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             copy = outputs.enter_context(atomic_open(arpa, "wb")) if arpa else None
             # Their messages wait in the system's temporary folder, not in -T, which may be full.
             with tempfile.TemporaryFile("w+") as lmplz_err, tempfile.TemporaryFile("w+") as bb_err:
-                trainer = Stage(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
                 # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
-                binariser = Stage([str(build_binary), "/dev/stdin", str(binary_tmp)], stdin=subprocess.PIPE,
-                                  stdout=bb_err, stderr=subprocess.STDOUT)
+                bb_cmd = [str(build_binary), "/dev/stdin", str(binary_tmp)]
+                # The commands as a person would type them, -S included, to rerun or audit a model.
+                log.write(f"{shlex.join(lmplz_cmd)} | {shlex.join(bb_cmd)}\n")
+                log.flush()
+                trainer = Stage(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
+                binariser = Stage(bb_cmd, stdin=subprocess.PIPE, stdout=bb_err, stderr=subprocess.STDOUT)
                 try:
                     counts = relay_arpa(trainer.process.stdout, binariser.process.stdin, copy)
                 finally:

@@ -9,7 +9,7 @@ from lmgap.errors import LmgapError
 from lmgap.fetch import check_files, is_url, split_files
 from lmgap.kenlm_build import check_user_tools
 from lmgap.locks import clear_stale_locks
-from lmgap.models import LMPLZ_MIN_MB, binary_mem_mb, lmplz_need_mb, models_from_config
+from lmgap.models import LMPLZ_MIN_MB, models_from_config, train_job_mb
 
 try:
     config = validate_config(
@@ -108,8 +108,14 @@ def physical_memory_mb():
 # would take the sum of running jobs' mem_mb over it.
 if "mem_mb" in workflow.global_resources:
     MEMORY_BUDGET_MB = int(workflow.global_resources["mem_mb"].value)
+    BUDGET_FROM = "--resources mem_mb"
 else:
     MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or int(physical_memory_mb() * 0.8)
+    BUDGET_FROM = (
+        "memory.budget_mb"
+        if config["memory"]["budget_mb"]
+        else f"80% of {physical_memory_mb():,} MB of memory; memory.budget_mb changes it"
+    )
     workflow.register_resource("mem_mb", MEMORY_BUDGET_MB)
 # Work runs at most one job per physical core, whatever --cores says: lmplz, build_binary and
 # query each keep about one core busy, and more jobs than cores only share them.
@@ -126,7 +132,14 @@ def declared_cores():
         return CPUS
 
 
-LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // max(1, min(len(MODELS), CPUS, declared_cores()))
+TRAIN_JOBS_AT_ONCE = max(1, min(len(MODELS), CPUS, declared_cores()))
+LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // TRAIN_JOBS_AT_ONCE
+print(
+    f"lmgap: memory budget {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}); at most "
+    f"{TRAIN_JOBS_AT_ONCE} train jobs at once, each within {LMPLZ_SHARE_MB:,} MB where its "
+    "model allows",
+    file=sys.stderr,
+)
 if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
     raise WorkflowError(
         f"The memory budget of {MEMORY_BUDGET_MB} MB leaves each lmplz running at once "
@@ -137,12 +150,12 @@ if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
 
 
 def train_mem_mb(wildcards, input):
-    """lmplz and build_binary run together in one job: what both need, within the job's share
-    of the budget so that all running at once fit. The job gives lmplz all but build_binary's part.
-    """
+    """lmplz and build_binary run together in one job; it gives lmplz all but build_binary's part."""
     order, text_mb = MODELS[wildcards.model]["order"], max(input.size_mb, 1)
-    need = lmplz_need_mb(order, text_mb) + binary_mem_mb(order, text_mb)
-    return int(min(LMPLZ_SHARE_MB, need))
+    try:
+        return train_job_mb(order, text_mb, LMPLZ_SHARE_MB, MEMORY_BUDGET_MB)
+    except LmgapError as err:
+        raise WorkflowError(str(err)) from None
 
 
 def model_mem_mb(wildcards, input):

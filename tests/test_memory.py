@@ -1,0 +1,84 @@
+"""Plain `--cores 8`: the memory budget, the jobs at once and the -S each lmplz gets."""
+
+import json
+import os
+import re
+
+from conftest import run_pipeline
+from lmgap.synth import MarkovSource, write_corpus
+
+
+def physical_mb_from_meminfo():
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) // 1024
+    raise AssertionError("no MemTotal in /proc/meminfo")
+
+
+def train_jobs(stderr):
+    """[(event, model, mem_mb)] in the order snakemake printed them: ("start", ...) or ("end", ...)."""
+    events, blocks, current = [], {}, None
+    for line in stderr.splitlines():
+        line = line.strip()
+        if line in ("rule train:", "localrule train:"):
+            current = {}
+        elif current is not None and line.startswith("jobid:"):
+            current["jobid"] = int(line.split()[1])
+        elif current is not None and line.startswith("wildcards: model="):
+            current["model"] = line.split("=", 1)[1]
+        elif current is not None and line.startswith("resources:"):
+            current["mem_mb"] = int(re.search(r"\bmem_mb=(\d+)", line).group(1))
+            blocks[current["jobid"]] = current
+            events.append(("start", current["model"], current["mem_mb"]))
+            current = None
+        elif (match := re.match(r"Finished jobid: (\d+) \(Rule: train\)", line)) and int(match.group(1)) in blocks:
+            block = blocks[int(match.group(1))]
+            events.append(("end", block["model"], block["mem_mb"]))
+    return events
+
+
+def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_path, kenlm_bin):
+    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=11)
+    write_corpus(tmp_path / "corpus", source, train_sentences=6000, dev_sentences=300, seed=11)
+    budget = 1500
+    config = {"corpus": {"source": str(tmp_path / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    work = tmp_path / "work"
+    done = run_pipeline(work, config, "--resources", f"mem_mb={budget}", cores=8)
+    cores = len(os.sched_getaffinity(0))
+    at_once = min(3, cores)
+    assert f"lmgap: memory budget 1,500 MB (--resources mem_mb); at most {at_once} train jobs at once" in done.stderr
+
+    # What each train job's lmplz and build_binary used at their peaks, measured by wait4.
+    used = {}
+    for model in ("o3", "o4", "o5"):
+        usage = json.loads((work / f"results/models/{model}/usage.json").read_text())
+        used[model] = usage["lmplz"]["peak_rss_mb"] + usage["build_binary"]["peak_rss_mb"]
+        command = (work / f"logs/train/{model}.log").read_text().splitlines()[0]
+        lmplz_s = int(re.search(r" -S (\d+)M ", command).group(1))
+        assert 32 <= lmplz_s < budget
+
+    running, most = {}, 0
+    events = train_jobs(done.stderr)
+    assert sorted(model for event, model, _ in events if event == "start") == ["o3", "o4", "o5"]
+    for event, model, mem_mb in events:
+        if event == "end":
+            del running[model]
+            continue
+        running[model] = mem_mb
+        most = max(most, len(running))
+        # --cores 8 on this machine never runs more KenLM jobs than it has cores.
+        assert len(running) <= cores
+        # Reserved and measured memory of the jobs running together both stay within the budget.
+        assert sum(running.values()) <= budget
+        assert sum(used[name] for name in running) <= budget, (running, used)
+    assert most >= 1
+    for model, mem_mb in {model: mem_mb for _, model, mem_mb in events}.items():
+        assert used[model] <= mem_mb, (model, used[model], mem_mb)
+
+
+def test_default_budget_is_80_percent_of_physical_memory(tmp_path):
+    done = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", cores=8)
+    physical = physical_mb_from_meminfo()
+    expected = f"lmgap: memory budget {int(physical * 0.8):,} MB (80% of {physical:,} MB of memory"
+    assert expected in done.stderr
