@@ -75,16 +75,21 @@ def corpus_required_files():
     return files
 
 
+def corpus_is_local():
+    """The corpus is read in place from a local directory, not cloned."""
+    return corpus_root() != Path("resources/corpus/clone")
+
+
 def local_corpus_files(wildcards):
     """For a local directory, its files are inputs, so that editing them redoes the fetch."""
-    if corpus_root() == Path("resources/corpus/clone"):
+    if not corpus_is_local():
         return []
     return [str(corpus_root() / name) for name in corpus_required_files()]
 
 
 # A local corpus is checked before any job: its missing files would otherwise stop the run
 # with Snakemake's MissingInputException, which names the file but not the fix.
-if corpus_root() != Path("resources/corpus/clone"):
+if corpus_is_local():
     try:
         check_files(corpus_root(), corpus_required_files())
     except LmgapError as err:
