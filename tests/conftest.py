@@ -11,6 +11,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from lmgap.synth import MarkovSource, write_corpus  # noqa: E402
+
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
 
@@ -27,6 +29,13 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=()):
     if check and done.returncode:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
     return done
+
+
+def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
+    """A demo-size corpus in the challenge's format from a Zipf-vocabulary Markov source."""
+    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=seed)
+    write_corpus(root, source, train_sentences=train_sentences, dev_sentences=dev_sentences, seed=seed)
+    return root
 
 
 def jobs_run(done):

@@ -10,21 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, SNAKEMAKE, run_pipeline
+from conftest import REPO, SNAKEMAKE, demo_corpus, run_pipeline
 from generate_corpus import generate
 from lmgap.atomic import atomic_open
 from lmgap.errors import LmgapError
 from lmgap.kenlm_run import train
 from lmgap.rebuild import rebuild_split
-from lmgap.synth import MarkovSource, write_corpus
 
 FULL_DISK_SOURCE = REPO / "tests/data/full_disk.c"
-
-
-def demo_corpus(root, seed=7, train_sentences=6000):
-    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=seed)
-    write_corpus(root, source, train_sentences=train_sentences, dev_sentences=600, seed=seed)
-    return root
 
 
 def lmplz_running_in(workdir):

@@ -4,8 +4,7 @@ import json
 import os
 import re
 
-from conftest import run_pipeline
-from lmgap.synth import MarkovSource, write_corpus
+from conftest import demo_corpus, run_pipeline
 
 
 def physical_mb_from_meminfo():
@@ -39,8 +38,7 @@ def train_jobs(stderr):
 
 
 def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_path, kenlm_bin):
-    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=11)
-    write_corpus(tmp_path / "corpus", source, train_sentences=6000, dev_sentences=300, seed=11)
+    demo_corpus(tmp_path / "corpus", seed=11, dev_sentences=300)
     budget = 1500
     config = {"corpus": {"source": str(tmp_path / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
     work = tmp_path / "work"

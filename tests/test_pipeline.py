@@ -13,8 +13,8 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import REPO, jobs_run, run_pipeline
-from lmgap.figures import document_perplexities, kenlm_perplexities
+from conftest import REPO, demo_corpus, jobs_run, run_pipeline
+from lmgap.figures import kenlm_perplexities
 from lmgap.synth import MarkovSource, write_corpus
 
 SEED_RECIPE = (
@@ -54,8 +54,7 @@ def hand_recipe(corpus, bin_dir, order, work):
 def demo_run(tmp_path_factory, kenlm_bin):
     """The pipeline on a demo-size corpus with orders 3, 4, 5 and the default lmplz options."""
     root = tmp_path_factory.mktemp("demo")
-    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=7)
-    write_corpus(root / "corpus", source, train_sentences=6000, dev_sentences=600, seed=7)
+    demo_corpus(root / "corpus")
     config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
     run_pipeline(root / "work", config)
     return root
@@ -130,9 +129,7 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
 
 
 def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
-    source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=3)
-    repo = tmp_path / "corpus"
-    write_corpus(repo, source, train_sentences=3000, dev_sentences=300, seed=3)
+    repo = demo_corpus(tmp_path / "corpus", seed=3, train_sentences=3000, dev_sentences=300)
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "corpus"]):
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True)
     config = {"corpus": {"source": repo.as_uri()}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
@@ -223,9 +220,12 @@ def test_per_token_figures_reproduce_query_on_every_model_and_document(demo_run,
         for doc in (documents[0], documents[299], max(documents, key=lambda d: int(d["oovs"]))):
             mine = float(doc["perplexity_including_oovs"])
             assert mine == query_one_line(kenlm_bin, model, texts[int(doc["line"]) - 1])
-            assert (mine, float(doc["perplexity_excluding_oovs"])) == document_perplexities(
-                int(doc["tokens"]), int(doc["oovs"]), float(doc["log10_prob"]), float(doc["log10_prob_oov"])
-            )
+            sums = {key: int(doc[key]) for key in ("tokens", "oovs")}
+            sums.update({key: float(doc[key]) for key in ("log10_prob", "log10_prob_oov")})
+            assert kenlm_perplexities(sums) == {
+                "perplexity_including_oovs": mine,
+                "perplexity_excluding_oovs": float(doc["perplexity_excluding_oovs"]),
+            }
 
 
 def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):

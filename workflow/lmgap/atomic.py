@@ -64,4 +64,3 @@ def write_json(record, path):
     with atomic_open(path) as out:
         json.dump(record, out, indent=2, sort_keys=True)
         out.write("\n")
-

@@ -73,10 +73,3 @@ def split_figures(raw):
     for k, ratio in hit_ratios(raw["matched_length"], tokens).items():
         figures[f"hit_ratio_{k}"] = ratio
     return figures
-
-
-def document_perplexities(tokens, oovs, log10_prob, log10_prob_oov):
-    """A document's perplexity with and without its OOV tokens (works on scalars and columns)."""
-    incl = 10.0 ** (-(log10_prob / tokens))
-    excl = 10.0 ** (-((log10_prob - log10_prob_oov) / (tokens - oovs)))
-    return incl, excl

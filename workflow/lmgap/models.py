@@ -26,7 +26,7 @@ def models_from_config(orders, prune, discount_fallback):
 
 
 # lmplz holds its vocabulary hash table (24 MiB before the first word) within -S, whatever
-# the corpus; below this it stops at once. Above it, what does not fit spills to -T.
+# the corpus; below this it stops at once.
 LMPLZ_MIN_MB = 32
 
 

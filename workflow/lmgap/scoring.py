@@ -13,7 +13,7 @@ import numpy as np
 
 from .atomic import atomic_open
 from .errors import LmgapError
-from .figures import document_perplexities, kenlm_perplexities
+from .figures import kenlm_perplexities
 
 LINE_END = re.compile(rb"Total: (\S+) OOV: (\d+)$")
 # KenLM gives every out-of-vocabulary word the id of <unk>, which is 0. A surface holds no
@@ -28,6 +28,7 @@ def _oov_positions(body):
         positions.append(body.count(b"\t", 0, found))
         start = found + len(OOV_MARK)
     return positions
+
 
 DOCUMENT_COLUMNS = [
     "line", "tokens", "oovs", "log10_prob", "log10_prob_oov",
@@ -134,5 +135,6 @@ def write_documents(documents, path):
         out.write("\t".join(DOCUMENT_COLUMNS) + "\n")
         for number, tokens, oovs, total, oov_sum in documents:
             # `</s>` is never out of the vocabulary, so tokens - oovs is at least 1.
-            incl, excl = document_perplexities(tokens, oovs, total, oov_sum)
+            ppl = kenlm_perplexities({"tokens": tokens, "oovs": oovs, "log10_prob": total, "log10_prob_oov": oov_sum})
+            incl, excl = ppl["perplexity_including_oovs"], ppl["perplexity_excluding_oovs"]
             out.write(f"{number}\t{tokens}\t{oovs}\t{total!r}\t{oov_sum!r}\t{incl!r}\t{excl!r}\n")

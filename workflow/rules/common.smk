@@ -115,12 +115,15 @@ if "mem_mb" in workflow.global_resources:
     MEMORY_BUDGET_MB = int(workflow.global_resources["mem_mb"].value)
     BUDGET_FROM = "--resources mem_mb"
 else:
-    MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or int(physical_memory_mb() * 0.8)
-    BUDGET_FROM = (
-        "memory.budget_mb"
-        if config["memory"]["budget_mb"]
-        else f"80% of {physical_memory_mb():,} MB of memory; memory.budget_mb changes it"
-    )
+    if config["memory"]["budget_mb"]:
+        MEMORY_BUDGET_MB = config["memory"]["budget_mb"]
+        BUDGET_FROM = "memory.budget_mb"
+    else:
+        PHYSICAL_MB = physical_memory_mb()
+        MEMORY_BUDGET_MB = int(PHYSICAL_MB * 0.8)
+        BUDGET_FROM = (
+            f"80% of {PHYSICAL_MB:,} MB of memory; memory.budget_mb changes it"
+        )
     workflow.register_resource("mem_mb", MEMORY_BUDGET_MB)
 # Work runs at most one job per physical core, whatever --cores says: lmplz, build_binary and
 # query each keep about one core busy, and more jobs than cores only share them.
