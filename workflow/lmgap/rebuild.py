@@ -1,8 +1,9 @@
 """Rebuild plain text (`left gap right`, one line per in.tsv line) from a challenge split."""
 
-import lzma
 import contextlib
 import fcntl
+import itertools
+import lzma
 import shutil
 import subprocess
 from pathlib import Path
@@ -40,13 +41,11 @@ def clean(field):
     return field.translate(SPACES)
 
 
-def check_line(line, gap, columns):
-    """Raise ValueError saying what is wrong with a line whose column count or gap is off."""
+def check_line(line, columns):
+    """Raise ValueError saying what is wrong with a line whose column count is off."""
     found = line.count(b"\t") + 1
     if found != columns:
         raise ValueError(f"has {found} tab-separated columns, expected {columns}")
-    if b"\t" in gap:
-        raise ValueError("has a gap word with a tab in it in expected.tsv")
 
 
 BLOCK = 1 << 20
@@ -103,11 +102,72 @@ def _lines(path, compressed=False):
         yield [clean(carry[:-1] if carry.endswith(b"\r") else carry)]
 
 
-def _mismatch(name, gaps, lines):
+def line_count_mismatch(name, gaps, lines):
     return LmgapError(
         f"{name}expected.tsv has {gaps} lines but {name}in.tsv.xz has {lines}: "
         "each in.tsv line needs its gap word on the same line of expected.tsv"
     )
+
+
+def check_gap_word(word, name, number):
+    """A gap word is one token: a tab in it would shift every column after it."""
+    if b"\t" in word:
+        raise LmgapError(
+            f"{name}expected.tsv line {number} has a tab in its gap word; "
+            "a gap word is one whitespace token: fix that line"
+        )
+
+
+def read_contexts(split_dir):
+    """Lists of (left, right) contexts of in.tsv.xz lines, cleaned like the rebuilt text, block by
+    block; an LmgapError naming the line whose column count is off."""
+    split_dir = Path(split_dir)
+    in_path = split_dir / "in.tsv.xz"
+    if not in_path.exists():
+        raise LmgapError(f"{in_path} is missing: every split needs its in.tsv.xz")
+    columns = split_columns(split_dir)
+    count = 0
+    try:
+        for lines in _lines(in_path, compressed=True):
+            columns = columns or lines[0].count(b"\t") + 1
+            for line in lines:
+                count += 1
+                if columns < 2 or line.count(b"\t") != columns - 1:
+                    try:
+                        check_line(line, max(columns, 2))
+                    except ValueError as err:
+                        raise LmgapError(
+                            f"{split_dir.name}/in.tsv.xz line {count} {err}; fix that line "
+                            "(in-header.tsv, when present, sets the column count)"
+                        ) from None
+            yield [line.rsplit(b"\t", 2)[-2:] for line in lines]
+    except CorruptInput as err:
+        raise LmgapError(f"{in_path} is corrupt or truncated after line {count} ({err}); fetch the corpus again") from None
+    if count == 0:
+        raise LmgapError(f"{in_path} has no lines; a split needs at least one line of text")
+
+
+def with_gap_words(split_dir, gap_words):
+    """Lists of (left, gap, right), block by block of in.tsv.xz, each line's gap word taken from
+    gap_words (an iterator over expected.tsv's lines); an LmgapError when the two files' line
+    counts differ or a gap word holds a tab."""
+    split_dir = Path(split_dir)
+    name, count = f"{split_dir.name}/", 0
+    blocks = read_contexts(split_dir)
+    for contexts in blocks:
+        lines = []
+        for index, (left, right) in enumerate(contexts):
+            gap = next(gap_words, None)
+            if gap is None:
+                rest = len(contexts) - index + sum(len(block) for block in blocks)
+                raise line_count_mismatch(name, count, count + rest)
+            count += 1
+            check_gap_word(gap, name, count)
+            lines.append((left, gap, right))
+        yield lines
+    extra = sum(1 for _ in gap_words)
+    if extra:
+        raise line_count_mismatch(name, count + extra, count)
 
 
 def rebuild_split(split_dir, out_path):
@@ -117,49 +177,14 @@ def rebuild_split(split_dir, out_path):
     every line was rebuilt.
     """
     split_dir = Path(split_dir)
-    in_path, gap_path = split_dir / "in.tsv.xz", split_dir / "expected.tsv"
-    for path in (in_path, gap_path):
-        if not path.exists():
-            raise LmgapError(f"{path} is missing: every evaluated split needs in.tsv.xz and expected.tsv")
-    columns = split_columns(split_dir)
-    name = f"{split_dir.name}/"
+    gap_path = split_dir / "expected.tsv"
+    if not gap_path.exists():
+        raise LmgapError(f"{gap_path} is missing: every evaluated split needs in.tsv.xz and expected.tsv")
     count = 0
-    in_blocks, gap_blocks = _lines(in_path, compressed=True), _lines(gap_path)
-    gaps = iter(())
     with atomic_open(out_path, "wb") as out:
-        try:
-            for lines in in_blocks:
-                columns = columns or lines[0].count(b"\t") + 1
-                rebuilt = []
-                for index, line in enumerate(lines):
-                    gap = next(gaps, None)
-                    if gap is None:
-                        gaps = iter(next(gap_blocks, ()))
-                        gap = next(gaps, None)
-                    if gap is None:
-                        rest = len(lines) - index + sum(len(block) for block in in_blocks)
-                        raise _mismatch(name, count, count + rest)
-                    count += 1
-                    if columns < 2 or line.count(b"\t") != columns - 1 or b"\t" in gap:
-                        try:
-                            check_line(line, gap, max(columns, 2))
-                        except ValueError as err:
-                            raise LmgapError(
-                                f"{name}in.tsv.xz line {count} {err}; fix that line "
-                                "(in-header.tsv, when present, sets the column count)"
-                            ) from None
-                    left, right = line.rsplit(b"\t", 2)[-2:]
-                    rebuilt.append(b"%s %s %s\n" % (left, gap, right))
-                out.write(b"".join(rebuilt))
-        except CorruptInput as err:
-            raise LmgapError(
-                f"{in_path} is corrupt or truncated after line {count} ({err}); fetch the corpus again"
-            ) from None
-        if count == 0:
-            raise LmgapError(f"{in_path} has no lines; a split needs at least one line of text")
-        extra = sum(1 for _ in gaps) + sum(len(block) for block in gap_blocks)
-        if extra:
-            raise _mismatch(name, count + extra, count)
+        for lines in with_gap_words(split_dir, itertools.chain.from_iterable(_lines(gap_path))):
+            out.write(b"".join(b"%s %s %s\n" % line for line in lines))
+            count += len(lines)
     return count
 
 
