@@ -27,9 +27,14 @@ system-packages:
 	  echo "Not a Debian system: install cmake, g++, make, Boost, zlib, bzip2 and liblzma headers yourself." >&2; \
 	fi
 
-$(VENV)/.installed: requirements.txt
+# The pinned packages, KenLM's Python module built from its pinned source distribution (pip
+# checks its sha256), and the pipeline's own package with its `lmgap` command.
+$(VENV)/.installed: requirements.txt requirements-kenlm.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -r requirements.txt
+	$(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation --require-hashes \
+	  -r requirements-kenlm.txt
+	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
 # The main job: every model of config.yaml and the tables.

@@ -15,6 +15,7 @@ include: "workflow/rules/corpus.smk"
 include: "workflow/rules/lm.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/gap.smk"
 
 
 rule all:
@@ -24,3 +25,4 @@ rule all:
         rules.document_tables.output,
         rules.plots.output,
         rules.record_run.output,
+        rules.gap_table.output if GAP["enabled"] else [],

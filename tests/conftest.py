@@ -1,5 +1,6 @@
 """Shared helpers: run the real pipeline in a scratch folder, build KenLM once per session."""
 
+import csv
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,8 @@ def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
 
 
 def jobs_run(done):
-    """{rule: count} from the job stats snakemake prints before it starts."""
-    lines = done.stderr.splitlines()
+    """{rule: count} from the job stats snakemake prints before it starts (or in a dry run)."""
+    lines = (done.stderr + done.stdout).splitlines()
     start = lines.index("Job stats:") + 3
     counts = {}
     for line in lines[start:]:
@@ -58,3 +59,18 @@ def kenlm_bin(tmp_path_factory):
     run_pipeline(workdir, {"orders": [3]}, "build_kenlm")
     (bin_dir,) = workdir.glob("resources/kenlm/*/bin")
     return bin_dir
+
+
+def read_table(workdir, name="perplexity.tsv"):
+    with open(workdir / "results/tables" / name, newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory, kenlm_bin):
+    """The pipeline on a demo-size corpus with orders 3, 4, 5 and the default options."""
+    root = tmp_path_factory.mktemp("demo")
+    demo_corpus(root / "corpus")
+    config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    run_pipeline(root / "work", config)
+    return root

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import REPO, demo_corpus, jobs_run, run_pipeline
+from conftest import REPO, demo_corpus, jobs_run, read_table, run_pipeline
 from lmgap.figures import kenlm_perplexities
 from lmgap.synth import MarkovSource, write_corpus
 
@@ -21,11 +21,6 @@ SEED_RECIPE = (
     "xzcat {split}/in.tsv.xz | paste {split}/expected.tsv - | "
     """perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;print "$f[7] $f[0] $f[8]\\n"' > {text}"""
 )
-
-
-def read_table(workdir):
-    with open(workdir / "results/tables/perplexity.tsv", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
 
 
 def hand_recipe(corpus, bin_dir, order, work):
@@ -48,16 +43,6 @@ def hand_recipe(corpus, bin_dir, order, work):
         label, _, value = line.rpartition(":\t")
         summary[label.rpartition("\t")[2]] = value
     return summary
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory, kenlm_bin):
-    """The pipeline on a demo-size corpus with orders 3, 4, 5 and the default lmplz options."""
-    root = tmp_path_factory.mktemp("demo")
-    demo_corpus(root / "corpus")
-    config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
-    run_pipeline(root / "work", config)
-    return root
 
 
 def test_kenlm_build_has_the_configured_maximum_order(kenlm_bin):
@@ -140,8 +125,13 @@ def test_adding_an_order_trains_only_that_model(tmp_path, kenlm_bin):
     order3 = (work / "results/models/o3/model.binary").stat().st_mtime_ns
 
     done = run_pipeline(work, {**config, "orders": [3, 4]})
-    tables = {"all": 1, "perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "record_run": 1}
-    assert jobs_run(done) == {**tables, "train": 1, "query": 1}
+    tables = {
+        "all": 1, "perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "record_run": 1,
+        "gap_table": 1,
+    }
+    # The new model's gaps too: its candidate scores once, its two predictions and their scores.
+    gap = {"gap_logprobs": 1, "gap_predictions": 2, "gap_evaluate": 2}
+    assert jobs_run(done) == {**tables, "train": 1, "query": 1, **gap}
     assert "wildcards: model=o4" in done.stderr and "wildcards: model=o3" not in done.stderr
     assert (work / "results/models/o3/model.binary").stat().st_mtime_ns == order3
     assert [row["order"] for row in read_table(work)] == ["3", "4"]
@@ -269,7 +259,7 @@ def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
         "perplexity_by_order.png", "hit_ratios.png", "document_perplexity.png", "perplexity_by_decade.png",
     }
     assert {name for kind, name in embedded if kind != "image/png"} == {
-        "perplexity.tsv", "cost.tsv", "decades.tsv", "hardest.tsv",
+        "perplexity.tsv", "cost.tsv", "decades.tsv", "hardest.tsv", "gap.tsv",
     }
     for caption in (REPO / "workflow/report").glob("*.rst"):
         first_words = " ".join(caption.read_text().split()[:4])

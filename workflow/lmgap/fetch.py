@@ -112,6 +112,19 @@ def describe_file(path):
     return {"sha256": sha256(path), "lines": lines}
 
 
+def uncompressed_mb(path):
+    """The size of an xz file's content, from its index (no decompression), or None if unknown."""
+    xz = shutil.which("xz")
+    if xz is None or not Path(path).is_file():
+        return None
+    done = subprocess.run([xz, "--robot", "--list", "--", str(path)], capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        fields = line.split("\t")
+        if done.returncode == 0 and fields[0] == "totals" and fields[4].isdigit():
+            return int(fields[4]) / 2**20
+    return None
+
+
 def check_files(root, required):
     """Every required file is there, or an error naming the missing ones."""
     missing = [name for name in required if not (Path(root) / name).is_file()]

@@ -1,6 +1,7 @@
 """Build KenLM's lmplz, query and build_binary from its source distribution on PyPI."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from .atomic import atomic_path
 from .errors import LmgapError
 
 TOOLS = ("lmplz", "query", "build_binary")
+# The maximum order of the kenlm Python module the set-up installs (its setup.py's default).
+PYTHON_MODULE_MAX_ORDER = 6
 DEBIAN_PACKAGES = (
     "cmake g++ make libboost-program-options-dev libboost-system-dev libboost-thread-dev "
     "libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev"
@@ -23,9 +26,18 @@ MISSING_HELP = (
 )
 
 
-def _run(cmd, log, what, cwd=None):
+def pinned_kenlm(requirements):
+    """(version, sha256) of the `kenlm==V --hash=sha256:H` line of a requirements file."""
+    for line in Path(requirements).read_text().splitlines():
+        match = re.match(r"kenlm==(\S+) --hash=sha256:([0-9a-f]{64})$", line.strip())
+        if match:
+            return match.group(1), match.group(2)
+    raise LmgapError(f"{requirements} pins no kenlm==VERSION --hash=sha256:HASH line")
+
+
+def _run(cmd, log, what, cwd=None, env=None):
     log.flush()
-    done = subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+    done = subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env)
     if done.returncode:
         raise LmgapError(f"{what} failed (exit {done.returncode}); see {log.name}")
 
@@ -107,4 +119,19 @@ def check_user_tools(bin_dir, orders):
             f"the KenLM in kenlm.bin_dir ({bin_dir}) was compiled with maximum order {limit}, "
             f"but orders asks for {too_high}; remove kenlm.bin_dir to let the pipeline build "
             "KenLM with a large enough KENLM_MAX_ORDER, or lower the orders"
+        )
+
+
+def build_python_module(version, sha256, max_order, target, log):
+    """Install the kenlm Python module, compiled for max_order, into target (for orders above
+    the .venv module's); pip checks the same pinned sha256."""
+    target = Path(target)
+    with atomic_path(target) as tmp, tempfile.TemporaryDirectory(prefix="kenlm-python-") as work:
+        requirements = Path(work) / "requirements.txt"
+        requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
+        _run(
+            [sys.executable, "-m", "pip", "install", "--no-deps", "--no-binary", "kenlm", "--no-build-isolation",
+             "--require-hashes", "-r", str(requirements), "--target", str(tmp)],
+            log, f"building the kenlm Python module with maximum order {max_order}",
+            env={**os.environ, "MAX_ORDER": str(max_order)},
         )

@@ -6,8 +6,9 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from lmgap.configcheck import validate_config
 from lmgap.errors import LmgapError
-from lmgap.fetch import check_files, is_url, split_files
-from lmgap.kenlm_build import check_user_tools
+from lmgap.fetch import check_files, is_url, split_files, uncompressed_mb
+from lmgap.gap.candidates import index_memory_mb
+from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
 from lmgap.locks import clear_stale_locks
 from lmgap.models import LMPLZ_MIN_MB, models_from_config, train_job_mb
 
@@ -25,9 +26,10 @@ if clear_stale_locks():
         "lmgap: removed the lock a killed run left in .snakemake/locks", file=sys.stderr
     )
 
-KENLM_VERSION = "0.3.0"
-# sha256 of kenlm-0.3.0.tar.gz on PyPI; pip refuses any other file.
-KENLM_SHA256 = "c4628bb9fb63c8a6f9240035b8b037385cfc404cb72e933cf48878291edac1e8"
+# KenLM's version and the sha256 of its source distribution, as the set-up pins them.
+KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(
+    Path(workflow.basedir) / "requirements-kenlm.txt"
+)
 ORDERS = sorted({int(order) for order in config["orders"]})
 # At least 6, KenLM's default, so that adding a small order never rebuilds the tools.
 KENLM_MAX_ORDER = max(6, max(ORDERS))
@@ -35,6 +37,16 @@ MODELS = models_from_config(
     ORDERS, config["lmplz"]["prune"], config["lmplz"]["discount_fallback"]
 )
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
+GAP = config["gap"]
+# Splits whose gaps are predicted: the scored ones, and test-A (whose gap words stay unread) when
+# the corpus has it.
+GAP_SPLITS = (
+    sorted(
+        {*config["eval_splits"], *(["test-A"] if config["corpus"]["test_a"] else [])}
+    )
+    if GAP["enabled"]
+    else []
+)
 if config["kenlm"]["bin_dir"]:
     try:
         check_user_tools(config["kenlm"]["bin_dir"], ORDERS)
@@ -46,6 +58,8 @@ wildcard_constraints:
     model=r"o\d+(-[a-z0-9.]+)*",
     split=r"train|dev-0|dev-1|test-A",
     tool=r"lmplz|query|build_binary",
+    context=r"both|left",
+    system=r"(both|left)/o\d+(-[a-z0-9.]+)*|unigram",
 
 
 def kenlm_bin_dir():
@@ -169,3 +183,75 @@ def train_mem_mb(wildcards, input):
 def model_mem_mb(wildcards, input):
     """Loading a model takes about the size of its ARPA or binary file, capped by the budget."""
     return min(MEMORY_BUDGET_MB, 256 + int(1.2 * max(input.size_mb, 1)))
+
+
+def kenlm_python_dir():
+    """Where a kenlm Python module for orders above the .venv's is built, or None if not needed."""
+    if KENLM_MAX_ORDER <= PYTHON_MODULE_MAX_ORDER:
+        return None
+    return f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{KENLM_MAX_ORDER}/python"
+
+
+def kenlm_python_for(wildcards):
+    """The built module, for a model of an order the .venv's module cannot load; models it can
+    load do not depend on it, so adding a high order rescores nothing else."""
+    if MODELS[wildcards.model]["order"] <= PYTHON_MODULE_MAX_ORDER:
+        return []
+    # ancient(): a module rebuilt for a yet larger order scores the same.
+    return [ancient(kenlm_python_dir())]
+
+
+def gap_logprobs_mem_mb(wildcards, input):
+    """The model (shared by the forked scorers), the candidates and a working set per scorer."""
+    return min(MEMORY_BUDGET_MB, 300 + int(1.2 * max(input.size_mb, 1)))
+
+
+def check_gap_index_fits(text_mb):
+    """The memory the candidate pass needs for a training text of text_mb, if the budget holds it."""
+    need = index_memory_mb(max(text_mb, 1))
+    if need > MEMORY_BUDGET_MB:
+        raise WorkflowError(
+            f"Counting the gaps' candidates in the training text ({text_mb:,.0f} MB) needs about "
+            f"{need:,} MB, more than the memory budget of {MEMORY_BUDGET_MB:,} MB. Raise "
+            "memory.budget_mb in config.yaml (or --resources mem_mb=N), or set gap.enabled: false."
+        )
+    return need
+
+
+def gap_index_mem_mb(wildcards, input):
+    return check_gap_index_fits(input.size_mb)
+
+
+# A corpus on disk tells its training text's size before any job (the xz index of in.tsv.xz), so
+# a budget that cannot hold the candidate pass stops the run before anything starts.
+if GAP["enabled"] and corpus_is_local():
+    TRAIN_IN_MB = uncompressed_mb(corpus_root() / config["train_split"] / "in.tsv.xz")
+    if TRAIN_IN_MB is not None:
+        check_gap_index_fits(TRAIN_IN_MB)
+
+
+def split_dir(wildcards):
+    return str(corpus_root() / wildcards.split)
+
+
+def gap_candidates_of(wildcards):
+    """An n-gram prediction's candidate sets, for the share of gaps whose word is among them."""
+    if wildcards.system == "unigram":
+        return []
+    return expand(rules.gap_candidates.output.candidates, split=wildcards.split)
+
+
+def gap_systems():
+    """Every scored prediction: each model with both contexts and with the left alone, and the baseline."""
+    return [
+        f"{context}/{model}" for model in sorted(MODELS) for context in ("both", "left")
+    ] + ["unigram"]
+
+
+def gap_stats(system, split):
+    if system == "unigram":
+        return rules.gap_unigram.output.stats.format(split=split)
+    context, model = system.split("/")
+    return rules.gap_predictions.output.stats.format(
+        context=context, model=model, split=split
+    )

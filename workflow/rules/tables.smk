@@ -68,7 +68,14 @@ rule record_run:
         },
         experiment={
             key: config[key]
-            for key in ("corpus", "train_split", "eval_splits", "orders", "lmplz")
+            for key in (
+                "corpus",
+                "train_split",
+                "eval_splits",
+                "orders",
+                "lmplz",
+                "gap",
+            )
         },
     script:
         "../scripts/record_run.py"

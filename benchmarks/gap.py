@@ -1,0 +1,106 @@
+"""The gap task's cost and quality on generated corpora.
+
+    .venv/bin/python benchmarks/gap.py speed --words 10000000 --orders 5
+    .venv/bin/python benchmarks/gap.py speed --words 10000000 --orders 3 4 5   # the quality table
+    .venv/bin/python benchmarks/gap.py growth --words 1000000 4000000 16000000 64000000
+
+speed: a clean pipeline run with the gap task off (models, perplexity tables), then the same
+folder with it on, so that the second run's wall time is the gap task alone, candidate index
+included; dev-0 has the real corpus's 10,519 lines (3.08M words). Prints that wall time, each gap
+job's wall and CPU seconds and peak memory, and the gap table.
+
+growth: the candidate pass alone (rule gap_candidates, with its held-out set and the rebuilt
+training text) on corpora of each size; prints its peak resident memory against the size of the
+training text, for the memory estimate of lmgap.gap.candidates.index_memory_mb.
+"""
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflow"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from compare import SNAKEMAKE, kenlm_tools, machine, measured  # noqa: E402
+from generate_corpus import generate  # noqa: E402
+from lmgap.gap.candidates import index_memory_mb  # noqa: E402
+
+DEV_WORDS = 3_080_000  # the real dev-0: 10,519 lines of about 290 words
+
+
+def corpus_for(work, words, seed):
+    corpus = Path(work) / f"corpus-{words}-dev{DEV_WORDS}-seed{seed}"
+    if not (corpus / "dev-0/expected.tsv").exists():
+        generate(corpus, words, seed, DEV_WORDS)
+    return corpus
+
+
+def run(folder, config, *targets):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(json.dumps(config))
+    with open(folder / "snakemake.log", "a") as log:
+        return measured([SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "8", *targets],
+                        cwd=folder, stdout=log, stderr=log)
+
+
+def benchmark_rows(folder, rule):
+    rows = {}
+    for path in sorted((folder / "results/benchmarks" / rule).rglob("*.tsv")):
+        with open(path) as handle:
+            row = next(csv.DictReader(handle, delimiter="\t"))
+        rows[str(path.relative_to(folder / "results/benchmarks"))] = {
+            "s": float(row["s"]), "cpu_s": float(row["cpu_time"]), "max_rss_mb": float(row["max_rss"]),
+        }
+    return rows
+
+
+def speed(args, bin_dir):
+    corpus = corpus_for(args.work, args.words, args.seed)
+    folder = Path(args.work) / f"gap-speed-{args.words}-{time.strftime('%Y%m%dT%H%M%S')}"
+    config = {"corpus": {"source": str(corpus)}, "orders": args.orders, "kenlm": {"bin_dir": str(bin_dir)}}
+    models = run(folder, {**config, "gap": {"enabled": False}})
+    gap = run(folder, config)
+    report = {"machine": machine(), "words": args.words, "orders": args.orders, "models_run": models, "gap_run": gap}
+    for rule in ("gap_candidates", "gap_logprobs"):
+        report[rule] = benchmark_rows(folder, rule)
+    print(json.dumps(report, indent=1))
+    print((folder / "results/tables/gap.md").read_text())
+
+
+def growth(args, bin_dir):
+    for words in args.words:
+        corpus = corpus_for(args.work, words, args.seed)
+        folder = Path(args.work) / f"gap-growth-{words}-{time.strftime('%Y%m%dT%H%M%S')}"
+        config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(bin_dir)}}
+        run(folder, config, "results/gap/candidates/dev-0.npz")
+        text_mb = (folder / "results/text/train.txt").stat().st_size / 2**20
+        (row,) = benchmark_rows(folder, "gap_candidates").values()
+        print(json.dumps({
+            "words": words, "text_mb": round(text_mb, 1), "peak_mb": row["max_rss_mb"], "seconds": row["s"],
+            "estimate_mb": index_memory_mb(text_mb),
+        }), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=["speed", "growth"])
+    parser.add_argument("--words", type=int, nargs="+", required=True)
+    parser.add_argument("--orders", type=int, nargs="+", default=[5])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", default="/tmp/lmgap-benchmark")
+    parser.add_argument("--kenlm-bin", default=None)
+    args = parser.parse_args()
+    bin_dir = kenlm_tools(args.kenlm_bin)
+    if args.mode == "speed":
+        args.words = args.words[0]
+        speed(args, bin_dir)
+    else:
+        growth(args, bin_dir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The `lmgap` command: `lmgap score OUT_TSV EXPECTED_TSV [--bits N]`."""
+
+import argparse
+import sys
+
+from .errors import LmgapError
+from .gap.geval import DEFAULT_BITS, score_files
+
+
+def score(args):
+    metrics, _ = score_files(args.out, args.expected, args.bits)
+    for name, value in metrics.items():
+        print(f"{name}\t{value!r}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="lmgap", description="Tools of the lmgap pipeline.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    scorer = commands.add_parser(
+        "score",
+        help="score an out.tsv of the word-gap challenge as GEval does",
+        description="Print GEval's LogLossHashed, LikelihoodHashed and PerplexityHashed of OUT_TSV "
+        "against EXPECTED_TSV, and the top-1 (Accuracy) and top-10 accuracy of its listed words, "
+        "one `Name<TAB>value` line each, every digit kept.",
+    )
+    scorer.add_argument("out", metavar="OUT_TSV")
+    scorer.add_argument("expected", metavar="EXPECTED_TSV")
+    scorer.add_argument("--bits", type=int, default=DEFAULT_BITS, help=f"2^bits hash buckets (GEval's default: {DEFAULT_BITS})")
+    args = parser.parse_args(argv)
+    if not 1 <= args.bits <= 24:
+        parser.error("--bits must be between 1 and 24")
+    try:
+        score(args)
+    except LmgapError as err:
+        print(f"lmgap score: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"lmgap score: cannot read {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

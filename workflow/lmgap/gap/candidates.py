@@ -1,0 +1,290 @@
+"""Candidate gap words, counted in one streaming pass over the training text.
+
+A gap's candidates are the words the training text shows after its last two left words
+(`after2`) and its last left word (`after1`), before its first two right words (`before2`) and its
+first right word (`before1`), between its nearest left and right word (`between`), each source's
+most frequent `per_context` words, plus the `frequent` most frequent words overall. Lines are
+padded with two `<s>` and two `</s>`, as KenLM sees them, so a gap at the start or end of a line
+has contexts too. Only the contexts some gap asks about are counted: memory follows their
+continuations, not the whole n-gram table.
+
+Each candidate carries a bit per source that proposed it; the left-context ablation keeps the
+candidates of the left sources and the frequent words.
+"""
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import atomic_path, write_json
+from ..rebuild import read_contexts
+from .coverage import measure
+from .heldout import read_heldout
+from .sources import CONTEXT_SOURCES, FLAG
+
+BOS, EOS = b"<s>", b"</s>"
+SHIFT = np.int64(32)
+LOW = np.int64((1 << 32) - 1)
+# Pairs kept per source before they are merged into counts (bounds the memory of a pass).
+MERGE_EVERY = 8_000_000
+
+
+def index_memory_mb(text_mb):
+    """What a candidate pass may hold at its peak for a training text of text_mb, for the real
+    dev-0's 10,519 gaps and 4,000 held-out ones.
+
+    Measured (BENCHMARKS.md, generated corpora): 424, 715, 901 and 1,269 MB for 5.7, 22.9, 91.7
+    and 366.7 MB of text; the peak grows more slowly than the text (vocabulary and contexts
+    saturate). This line lies at least 20% above every measurement: 2,572 MB for the real
+    corpus's 836 MB.
+    """
+    return int(900 + 2 * text_mb)
+
+
+def context_words(left, right):
+    """(a2, a1, c1, c2): the two left words nearest the gap and the two right words, padded."""
+    a = [BOS, BOS, *left[-2:]][-2:]
+    c = [*right[:2], EOS, EOS][:2]
+    return a[0], a[1], c[0], c[1]
+
+
+def _merge(keys, counts):
+    """Sum the counts of equal keys; keys come back sorted and unique."""
+    keys, counts = np.concatenate(keys), np.concatenate(counts)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
+
+
+class ContextIndex:
+    """Counts of the words that follow, precede or sit between the contexts of given gaps."""
+
+    def __init__(self, contexts):
+        """contexts: the context_words of each gap whose candidates are wanted."""
+        self.vocab = {BOS: 0, EOS: 1}
+        ids = np.array([[self._id(w) for w in words] for words in contexts], dtype=np.int64).reshape(-1, 4)
+        a2, a1, c1, c2 = ids.T
+        gap_keys = {
+            "after2": (a2 << SHIFT) | a1, "after1": a1,
+            "before2": (c1 << SHIFT) | c2, "before1": c1,
+            "between": (a1 << SHIFT) | c1,
+        }
+        self.keys = {name: np.unique(keys) for name, keys in gap_keys.items()}
+        # For every gap and source, the index of its context among that source's keys.
+        self.gap_key = {name: np.searchsorted(self.keys[name], keys) for name, keys in gap_keys.items()}
+        # Only words of the gaps' contexts can be part of a context: ids from here on are not.
+        # A table over those ids (and one slot for any other word) finds one-word contexts;
+        # a hash index finds two-word ones.
+        self.context_vocab = len(self.vocab)
+        self.slot = {}
+        for name in ("after1", "before1"):
+            self.slot[name] = np.full(self.context_vocab + 1, -1, dtype=np.int64)
+            self.slot[name][self.keys[name]] = np.arange(len(self.keys[name]))
+        self.pair_index = {name: pd.Index(self.keys[name]) for name in ("after2", "before2", "between")}
+        self.pending = {name: ([], []) for name in CONTEXT_SOURCES}
+        self.pending_size = 0
+        self.unigram = np.zeros(2, dtype=np.int64)
+
+    def _id(self, word):
+        found = self.vocab.get(word)
+        if found is None:
+            found = self.vocab[word] = len(self.vocab)
+        return found
+
+    def _ids(self, tokens):
+        ids = list(map(self.vocab.get, tokens))
+        position = -1
+        try:
+            while True:
+                position = ids.index(None, position + 1)
+                ids[position] = self._id(tokens[position])
+        except ValueError:
+            return np.array(ids, dtype=np.int64)
+
+    def add_text(self, text):
+        """Count one block of whole lines of rebuilt text (bytes, each line ending in a newline)."""
+        if not text:
+            return
+        tokens = (b"<s> <s> " + text.replace(b"\n", b" </s> </s> <s> <s> ")).split()[:-2]
+        ids = self._ids(tokens)
+        at = np.flatnonzero(ids > 1)
+        word = ids[at]
+        context = np.minimum(ids, self.context_vocab)
+        before, before2, after, after2 = context[at - 1], context[at - 2], context[at + 1], context[at + 2]
+        for name, key in {
+            "after2": (before2 << SHIFT) | before, "before2": (after << SHIFT) | after2,
+            "between": (before << SHIFT) | after,
+        }.items():
+            slot = self.pair_index[name].get_indexer(key)
+            hit = slot >= 0
+            self._add_pairs(name, slot[hit], word[hit])
+        for name, key in (("after1", before), ("before1", after)):
+            slot = self.slot[name][key]
+            hit = slot >= 0
+            self._add_pairs(name, slot[hit], word[hit])
+        counts = np.bincount(word, minlength=len(self.vocab))
+        counts[: len(self.unigram)] += self.unigram
+        self.unigram = counts
+        if self.pending_size > MERGE_EVERY:
+            self._merge_pending()
+
+    def _add_pairs(self, name, slots, words):
+        pairs, counts = self.pending[name]
+        unique, count = np.unique((slots.astype(np.int64) << SHIFT) | words, return_counts=True)
+        pairs.append(unique)
+        counts.append(count)
+        self.pending_size += len(unique)
+
+    def _merge_pending(self):
+        for name, (pairs, counts) in self.pending.items():
+            if len(pairs) > 1:
+                merged = _merge(pairs, counts)
+                self.pending[name] = ([merged[0]], [merged[1]])
+        self.pending_size = sum(len(pairs[0]) for pairs, _ in self.pending.values() if pairs)
+
+    def top(self, per_context):
+        """{source: (offsets, word ids)}: each context's per_context most frequent continuations,
+        ties broken by first appearance in the text; offsets index them by context."""
+        self._merge_pending()
+        tops = {}
+        for name, (pairs, counts) in self.pending.items():
+            pairs = pairs[0] if pairs else np.zeros(0, dtype=np.int64)
+            counts = counts[0] if counts else np.zeros(0, dtype=np.int64)
+            context, word = pairs >> SHIFT, pairs & LOW
+            order = np.lexsort((word, -counts, context))
+            context, word = context[order], word[order]
+            first = np.searchsorted(context, context)
+            keep = np.arange(len(context)) - first < per_context
+            context, word = context[keep], word[keep]
+            offsets = np.searchsorted(context, np.arange(len(self.keys[name]) + 1))
+            tops[name] = (offsets, word)
+        return tops
+
+    def frequent(self, count):
+        """The count most frequent words (ties: first appearance first)."""
+        order = np.lexsort((np.arange(len(self.unigram)), -self.unigram))
+        return np.array([w for w in order[:count + 2] if w > 1 and self.unigram[w] > 0][:count], dtype=np.int64)
+
+    def candidates(self, gaps, per_context, frequent):
+        """(offsets, word ids, source flags) of the candidates of the given gap indices (into the
+        gaps the index was built for). Words that are not valid UTF-8 cannot be written to out.tsv
+        (GEval reads UTF-8) and are left out."""
+        tops = self.top(per_context)
+        common = self.frequent(frequent)
+        words = list(self.vocab)
+        proposed = np.unique(np.concatenate([common, *(found for _, found in tops.values())]))
+        valid = np.zeros(len(words), dtype=bool)
+        valid[proposed] = [_is_utf8(words[w]) for w in proposed.tolist()]
+        offsets, ids, flags = [0], [], []
+        for gap in gaps:
+            parts, bits = [common], [np.full(len(common), FLAG["frequent"])]
+            for name in CONTEXT_SOURCES:
+                starts, found = tops[name]
+                key = self.gap_key[name][gap]
+                parts.append(found[starts[key]:starts[key + 1]])
+                bits.append(np.full(len(parts[-1]), FLAG[name]))
+            every, every_bit = np.concatenate(parts), np.concatenate(bits)
+            every, every_bit = every[valid[every]], every_bit[valid[every]]
+            order = np.argsort(every, kind="stable")
+            every, every_bit = every[order], every_bit[order]
+            if len(every):
+                starts = np.flatnonzero(np.concatenate(([True], every[1:] != every[:-1])))
+                every, every_bit = every[starts], np.bitwise_or.reduceat(every_bit, starts)
+            ids.append(every)
+            flags.append(every_bit)
+            offsets.append(offsets[-1] + len(every))
+        ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        flags = np.concatenate(flags) if flags else np.zeros(0, dtype=np.uint8)
+        return np.array(offsets, dtype=np.int64), ids, flags
+
+
+def _is_utf8(word):
+    try:
+        word.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def count_text(index, text_path, skip_lines, block_bytes=1 << 24):
+    """Feed a rebuilt text to the index, block by block, leaving out the given line numbers."""
+    number = 0
+    with open(text_path, "rb") as handle:
+        while lines := handle.readlines(block_bytes):
+            first = number + 1
+            number += len(lines)
+            if any(first <= n <= number for n in skip_lines):
+                lines = [line for n, line in enumerate(lines, start=first) if n not in skip_lines]
+            index.add_text(b"".join(lines))
+    return number
+
+
+class CandidateSets:
+    """Every gap's candidate words (bytes) and source flags, as one file stores them."""
+
+    def __init__(self, words, offsets, ids, flags):
+        self.words, self.offsets, self.ids, self.flags = words, offsets, ids, flags
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def of(self, gap):
+        """(word ids, flags) of one gap (from 0); ids index self.words."""
+        start, end = self.offsets[gap], self.offsets[gap + 1]
+        return self.ids[start:end], self.flags[start:end]
+
+    def subset(self, gaps):
+        """The candidate sets of some gaps, with a vocabulary of just their words."""
+        parts = [self.of(gap) for gap in gaps]
+        ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        flags = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.uint8)
+        used, local = np.unique(ids, return_inverse=True)
+        offsets = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts]))).astype(np.int64)
+        return CandidateSets([self.words[w] for w in used.tolist()], offsets, local.astype(np.int32), flags)
+
+    def save(self, path):
+        """One .npz file; the words are joined by newlines, which no token holds."""
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as handle:
+                np.savez(
+                    handle, offsets=self.offsets, ids=self.ids, flags=self.flags,
+                    words=np.frombuffer(b"\n".join(self.words), dtype=np.uint8),
+                )
+
+    @classmethod
+    def load(cls, path):
+        with np.load(path) as data:
+            words = data["words"].tobytes().split(b"\n") if len(data["words"]) else []
+            return cls(words, data["offsets"], data["ids"], data["flags"])
+
+
+def build_candidates(text_path, contexts, skip_lines, per_context, frequent):
+    """CandidateSets of gaps (their context_words) from a rebuilt training text, without
+    counting the lines in skip_lines."""
+    index = ContextIndex(contexts)
+    count_text(index, text_path, skip_lines)
+    offsets, ids, flags = index.candidates(range(len(contexts)), per_context, frequent)
+    return CandidateSets(list(index.vocab), offsets, ids, flags)
+
+
+def read_gaps(split_dir):
+    """[(left, right)] of every line of a split's in.tsv.xz, cleaned like the rebuilt text."""
+    return [pair for block in read_contexts(split_dir) for pair in block]
+
+
+def write_candidates(text_path, split_dir, heldout_path, per_context, frequent, out_path, coverage_path, log):
+    """One pass over the training text: the split's candidate sets, and how often the held-out
+    training gaps' words are among theirs (coverage.py), which sets p0."""
+    started = time.monotonic()
+    gaps = [context_words(left.split(), right.split()) for left, right in read_gaps(split_dir)]
+    heldout = read_heldout(heldout_path)
+    contexts = gaps + [context_words(left.split(), right.split()) for _, _, left, right in heldout]
+    found = build_candidates(text_path, contexts, {number for number, _, _, _ in heldout}, per_context, frequent)
+    split = found.subset(range(len(gaps)))
+    split.save(out_path)
+    table = measure(found.subset(range(len(gaps), len(contexts))), [word for _, word, _, _ in heldout])
+    write_json({"per_context": per_context, "frequent": frequent, "coverage": table}, coverage_path)
+    log.write(
+        f"{len(gaps)} gaps, {len(split.ids) / max(len(gaps), 1):.1f} candidates per gap; "
+        f"{len(heldout)} held-out gaps; {time.monotonic() - started:.1f} s\n"
+    )

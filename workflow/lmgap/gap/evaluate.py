@@ -1,0 +1,37 @@
+"""Score predictions against a split's gap words: GEval's metrics and how often the word was a candidate."""
+
+from ..atomic import atomic_open, write_json
+from .candidates import CandidateSets
+from .coverage import variant_words
+from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lines
+
+
+def candidate_recall(expected, candidates=None, variant=None, out_lines=None):
+    """Share of gaps whose word is among the candidates of the variant, or, without candidate
+    sets, among the words each out.tsv line lists."""
+    if not expected:
+        return 0.0
+    if candidates is None:
+        found = sum(word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines))
+    else:
+        position = {word: index for index, word in enumerate(candidates.words)}
+        found = sum(
+            bool((variant_words(candidates, gap, variant) == position.get(word.encode("utf-8"), -1)).any())
+            for gap, word in enumerate(expected)
+        )
+    return found / len(expected)
+
+
+def evaluate(out_path, expected_path, metrics_path, lines_path, candidates_path=None, variant=None):
+    """Write GEval's metrics, top-1/top-10 accuracy and candidate recall (JSON), and each line's
+    natural-log probability of its word (TSV, for per-document comparisons)."""
+    out_lines, expected = read_lines(out_path), read_lines(expected_path)
+    metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(out_path), str(expected_path))
+    candidates = CandidateSets.load(candidates_path) if candidates_path else None
+    recall = candidate_recall(expected, candidates, variant, out_lines)
+    write_json({"bits": DEFAULT_BITS, "gaps": len(expected), "metrics": metrics, "candidate_recall": recall}, metrics_path)
+    with atomic_open(lines_path, "w") as out:
+        out.write("line\tlog_probability\n")
+        for number, value in enumerate(per_line, start=1):
+            out.write(f"{number}\t{value!r}\n")
+    return metrics

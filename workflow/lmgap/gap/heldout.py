@@ -1,0 +1,66 @@
+"""Training gaps kept out of the candidate index: the data p0 is set on.
+
+The rest mass p0 of a prediction is the chance that the gap word is not among its candidates. It
+is measured on gaps of the training split whose lines the candidate index never counts (the
+model still trains on them; only candidate coverage is measured there), so no scored split's
+own words set it. The same lines' gap words are left out of the unigram baseline's counts.
+"""
+
+import itertools
+from collections import Counter
+from pathlib import Path
+
+from ..atomic import atomic_open
+from ..rebuild import with_gap_words
+
+# At most a tenth of the training lines, so that tiny corpora keep most of their text.
+MAX_SHARE = 10
+
+
+def heldout_line_numbers(train_lines, wanted):
+    """Line numbers (from 1) spread evenly over the split: the same lines on every run."""
+    count = min(wanted, train_lines // MAX_SHARE)
+    return [int((k + 0.5) * train_lines / count) + 1 for k in range(count)]
+
+
+def raw_lines(path):
+    """Lines of a file as bytes, without their line ends (LF or CRLF)."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            yield line.rstrip(b"\n").removesuffix(b"\r")
+
+
+def write_heldout(train_dir, train_lines, wanted, heldout_path, gap_words_path):
+    """Write the held-out gaps (line, gap word, left, right) and the other lines' gap-word counts.
+
+    Gap words are expected.tsv's raw lines, as GEval compares them; contexts are cleaned like the
+    rebuilt text. Returns the number of held-out gaps.
+    """
+    train_dir = Path(train_dir)
+    chosen = set(heldout_line_numbers(train_lines, wanted))
+    gap_words = Counter()
+    lines = itertools.chain.from_iterable(with_gap_words(train_dir, raw_lines(train_dir / "expected.tsv")))
+    with atomic_open(heldout_path, "wb") as out:
+        for number, (left, word, right) in enumerate(lines, start=1):
+            if number in chosen:
+                out.write(b"%d\t%s\t%s\t%s\n" % (number, word, left, right))
+            else:
+                gap_words[word] += 1
+    with atomic_open(gap_words_path, "wb") as out:
+        for word, count in sorted(gap_words.items(), key=lambda item: (-item[1], item[0])):
+            out.write(b"%s\t%d\n" % (word, count))
+    return len(chosen)
+
+
+def read_heldout(path):
+    """[(line, gap word, left context, right context)] of a held-out file (bytes)."""
+    gaps = []
+    for line in raw_lines(path):
+        number, word, left, right = line.split(b"\t")
+        gaps.append((int(number), word, left, right))
+    return gaps
+
+
+def read_gap_words(path):
+    """[(word, count)], most frequent first, of the training gap words the held-out lines lack."""
+    return [(word, int(count)) for word, count in (line.rsplit(b"\t", 1) for line in raw_lines(path))]

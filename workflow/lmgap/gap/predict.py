@@ -1,0 +1,129 @@
+"""Score every candidate of every gap with a KenLM binary model, in parallel worker processes.
+
+A candidate w of a gap with left words L and right words R is scored by log10 P(L w R) up to what
+does not depend on w: the state after all of L (from <s>, as query reads the line), then w
+(`left`), then the first n-1 words of R, and `</s>` as well when R is shorter than that (`right`).
+Past them an n-gram model's probabilities no longer see w, so the scores differ from
+query's log10 P of the whole line `L w R` by the same amount for every candidate.
+
+The model is loaded once; worker processes are forked after loading, so they share its memory,
+and each writes its gaps' scores into one shared array.
+"""
+
+import mmap
+import multiprocessing
+import os
+import time
+
+import numpy as np
+
+from ..atomic import atomic_path
+from ..errors import LmgapError
+from .candidates import CandidateSets, read_gaps
+
+UNKNOWN = "<unk>"
+END = "</s>"
+
+
+def load_model(path):
+    import kenlm  # the .venv's kenlm 0.3.0, or a build for a larger maximum order on sys.path
+
+    try:
+        return kenlm.Model(str(path))
+    except (IOError, OSError) as err:
+        raise LmgapError(f"the kenlm Python module cannot load {path}: {err}") from None
+
+
+def as_text(token):
+    """KenLM's Python module takes words as str: a token that is not UTF-8 is scored as <unk>."""
+    try:
+        return token.decode("utf-8")
+    except UnicodeDecodeError:
+        return UNKNOWN
+
+
+def _shared_floats(count):
+    """A float32 array in memory shared with forked children."""
+    buffer = mmap.mmap(-1, max(4 * count, 1))
+    return np.frombuffer(buffer, dtype=np.float32, count=count)
+
+
+def score_gaps(model, contexts, candidates, gaps, left_out, right_out):
+    """Fill left_out and right_out (indexed like candidates.ids) for the given gap indices."""
+    import kenlm
+
+    score = model.BaseScore
+    span = model.order - 1
+    words = [as_text(word) for word in candidates.words]
+    start_state, state, after_word, a, b = (kenlm.State() for _ in range(5))
+    for gap in gaps:
+        left, right = (part.split() for part in contexts[gap])
+        model.BeginSentenceWrite(start_state)
+        for token in left:
+            score(start_state, as_text(token), state)
+            start_state, state = state, start_state
+        following = [as_text(token) for token in right[:span]]
+        if len(right) < span:
+            following.append(END)
+        begin, end = candidates.offsets[gap], candidates.offsets[gap + 1]
+        for slot, word_id in enumerate(candidates.ids[begin:end].tolist(), start=begin):
+            left_out[slot] = score(start_state, words[word_id], after_word)
+            total, current, nxt = 0.0, after_word, a
+            for token in following:
+                total += score(current, token, nxt)
+                current, nxt = nxt, (a if nxt is b else b)
+            right_out[slot] = total
+
+
+def score_candidates(model_path, contexts, candidates, workers):
+    """(left, right) float32 log10 scores of every candidate, computed by `workers` processes."""
+    model = load_model(model_path)
+    count = len(candidates.ids)
+    left, right = _shared_floats(count), _shared_floats(count)
+    gaps = len(candidates)
+    bounds = np.linspace(0, gaps, workers + 1).astype(int)
+    if workers == 1:
+        score_gaps(model, contexts, candidates, range(gaps), left, right)
+        return left.copy(), right.copy()
+    fork = multiprocessing.get_context("fork")
+    children = [
+        fork.Process(target=score_gaps, args=(model, contexts, candidates, range(lo, hi), left, right))
+        for lo, hi in zip(bounds[:-1], bounds[1:])
+    ]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join()
+    failed = [child.exitcode for child in children if child.exitcode]
+    if failed:
+        raise LmgapError(f"{len(failed)} of {workers} gap-scoring processes failed (exit codes {failed}); see the log")
+    return left.copy(), right.copy()
+
+
+def worker_count(threads):
+    """Processes to run: the job's threads, at most the cores this process may use."""
+    return max(1, min(int(threads), len(os.sched_getaffinity(0))))
+
+
+def save_scores(path, left, right):
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, left=left, right=right)
+
+
+def load_scores(path):
+    with np.load(path) as data:
+        return data["left"], data["right"]
+
+
+def write_scores(model_path, split_dir, candidates_path, threads, out_path, log):
+    """Score a split's candidate sets with one model and save the two score arrays."""
+    started = time.monotonic()
+    candidates = CandidateSets.load(candidates_path)
+    workers = worker_count(threads)
+    left, right = score_candidates(model_path, read_gaps(split_dir), candidates, workers)
+    save_scores(out_path, left, right)
+    log.write(
+        f"scored {len(left):,} candidates of {len(candidates):,} gaps with {model_path} in "
+        f"{workers} processes, {time.monotonic() - started:.1f} s\n"
+    )

@@ -1,0 +1,123 @@
+"""Write predictions in the challenge's format: `word:p ... word:p :p0`, one line per gap.
+
+A gap's candidates share the mass the held-out gaps say its word has of being among them
+(coverage.py), in proportion to the model's probabilities of them; the top_k are listed and p0
+takes the rest: the mass of words outside the candidates and of the unlisted candidates.
+"""
+
+import json
+
+import numpy as np
+
+from ..atomic import atomic_open, write_json
+from ..rebuild import read_contexts
+from .candidates import CandidateSets
+from .coverage import evidence, share
+from .heldout import read_gap_words, read_heldout
+from .predict import load_scores
+from .sources import variant_mask
+
+# Listed probabilities keep six significant digits; p0 is the exact remainder of those.
+DIGITS = ".6g"
+
+
+def format_line(words, probabilities, top_k, mass):
+    """One out.tsv line: the top_k words (ties by candidate order) and the rest as p0.
+
+    words: str; probabilities: the model's, normalised over the candidates; mass: their share.
+    Returns (line, listed count, p0).
+    """
+    chosen = np.argsort(-probabilities, kind="stable")[:top_k]
+    tokens, listed = [], 0.0
+    for index in chosen.tolist():
+        value = format(mass * float(probabilities[index]), DIGITS)
+        if float(value) > 0:
+            tokens.append(f"{words[index]}:{value}")
+            listed += float(value)
+    p0 = 1.0 - listed
+    tokens.append(f":{p0:.10g}")
+    return " ".join(tokens), len(tokens) - 1, p0
+
+
+def normalised(log10_scores):
+    """Probabilities proportional to 10^score, summing to one."""
+    if len(log10_scores) == 0:
+        return np.zeros(0)
+    weights = np.power(10.0, log10_scores.astype(np.float64) - float(log10_scores.max()))
+    return weights / weights.sum()
+
+
+def write_predictions(candidates, left, right, table, variant, top_k, out_path, stats_path):
+    """out.tsv of one model and context variant on one split, and a summary of it."""
+    words = [word.decode("utf-8") for word in candidates.words]
+    mask = variant_mask(variant)
+    counts, listed_counts, p0s = [], [], []
+    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+        for gap in range(len(candidates)):
+            begin, end = candidates.offsets[gap], candidates.offsets[gap + 1]
+            flags = candidates.flags[begin:end]
+            used = np.flatnonzero((flags & mask) != 0)
+            scores = left[begin:end][used] + (right[begin:end][used] if variant == "both" else 0)
+            mass = share(table, variant, evidence(flags, variant))
+            gap_words = [words[w] for w in candidates.ids[begin:end][used].tolist()]
+            line, listed, p0 = format_line(gap_words, normalised(scores), top_k, mass)
+            out.write(line + "\n")
+            counts.append(len(used))
+            listed_counts.append(listed)
+            p0s.append(p0)
+    write_json(summary(counts, listed_counts, p0s), stats_path)
+
+
+def summary(counts, listed, p0s):
+    return {
+        "gaps": len(counts),
+        "candidates_per_gap": float(np.mean(counts)) if counts else 0.0,
+        "listed_per_gap": float(np.mean(listed)) if listed else 0.0,
+        "p0_mean": float(np.mean(p0s)) if p0s else 0.0,
+    }
+
+
+def unigram_line(gap_words, heldout_words, top_k):
+    """The context-free baseline's line: the top_k training gap words, their share measured on
+    the held-out gaps, in proportion to their counts. Words GEval could not read as one token
+    (not UTF-8, or holding a space) are skipped."""
+    listed = []
+    for word, count in gap_words:
+        if len(listed) == top_k:
+            break
+        try:
+            text = word.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if text and " " not in text:
+            listed.append((word, text, count))
+    chosen = {word for word, _, _ in listed}
+    hits = sum(word in chosen for word in heldout_words)
+    mass = (hits + 1) / (len(heldout_words) + 2)
+    total = sum(count for _, _, count in listed)
+    probabilities = np.array([count / total for _, _, count in listed]) if listed else np.zeros(0)
+    return format_line([text for _, text, _ in listed], probabilities, top_k, mass)
+
+
+def write_unigram(gap_words, heldout_words, top_k, lines, out_path, stats_path):
+    """The baseline's out.tsv: the same line for each of the split's lines."""
+    line, listed, p0 = unigram_line(gap_words, heldout_words, top_k)
+    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+        for _ in range(lines):
+            out.write(line + "\n")
+    write_json(summary([listed] * lines, [listed] * lines, [p0] * lines), stats_path)
+
+
+def write_model_predictions(candidates_path, scores_path, coverage_path, variant, top_k, out_path, stats_path):
+    """write_predictions from the files of rules gap_candidates and gap_logprobs."""
+    with open(coverage_path) as handle:
+        table = json.load(handle)["coverage"]
+    left, right = load_scores(scores_path)
+    write_predictions(CandidateSets.load(candidates_path), left, right, table, variant, top_k, out_path, stats_path)
+
+
+def write_unigram_predictions(gap_words_path, heldout_path, split_dir, top_k, out_path, stats_path):
+    """write_unigram for every line of a split (its in.tsv.xz sets the count; its words stay unread)."""
+    lines = sum(len(block) for block in read_contexts(split_dir))
+    heldout_words = [word for _, word, _, _ in read_heldout(heldout_path)]
+    write_unigram(read_gap_words(gap_words_path), heldout_words, top_k, lines, out_path, stats_path)

@@ -1,0 +1,109 @@
+"""The gap-prediction table: GEval's hashed metrics per model, context and split, with the baseline."""
+
+import json
+import math
+
+import pandas as pd
+
+from ..atomic import atomic_open
+from ..tables import markdown_table, read_benchmark
+from .coverage import describe
+from .geval import DEFAULT_BITS, metric_names
+
+COLUMNS = [
+    "split", "model", "order", "context", "perplexity_hashed", "likelihood_hashed", "log_loss_hashed",
+    "top1_accuracy", "top10_accuracy", "candidates_per_gap", "candidate_recall", "listed_per_gap",
+    "p0_mean", "p0_method", "seconds",
+]
+CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
+UNIGRAM_METHOD = "1 - share of held-out training gap words among the listed ones"
+
+
+def _read(path):
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def gap_row(split, model, order, context, metrics_path, stats_path, p0_method, seconds):
+    """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions."""
+    evaluated, stats = _read(metrics_path), _read(stats_path)
+    names = metric_names(DEFAULT_BITS)
+    metrics = evaluated["metrics"]
+    return {
+        "split": split, "model": model, "order": order, "context": context,
+        "log_loss_hashed": metrics[names[0]], "likelihood_hashed": metrics[names[1]],
+        "perplexity_hashed": metrics[names[2]], "top1_accuracy": metrics["Accuracy"],
+        "top10_accuracy": metrics["Top10Accuracy"], "candidates_per_gap": stats["candidates_per_gap"],
+        "candidate_recall": evaluated["candidate_recall"], "listed_per_gap": stats["listed_per_gap"],
+        "p0_mean": stats["p0_mean"], "p0_method": p0_method, "seconds": seconds,
+    }
+
+
+def gap_frame(rows):
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["_context"] = frame["context"].map(CONTEXT_ORDER)
+    frame = frame.sort_values(["split", "order", "_context", "model"], kind="stable")
+    return frame.drop(columns="_context").reset_index(drop=True)
+
+
+def gap_markdown(frame, top_k):
+    rows = [
+        [
+            row.split, row.model, row.context, f"{row.perplexity_hashed:.2f}", f"{row.likelihood_hashed:.4f}",
+            f"{row.log_loss_hashed:.4f}", f"{100 * row.top1_accuracy:.1f}%", f"{100 * row.top10_accuracy:.1f}%",
+            f"{row.candidates_per_gap:,.0f}", f"{100 * row.candidate_recall:.1f}%", f"{row.p0_mean:.3f}",
+            "" if math.isnan(row.seconds) else f"{row.seconds:.1f}",
+        ]
+        for row in frame.itertuples(index=False)
+    ]
+    return markdown_table(
+        f"Word-gap prediction, scored as GEval scores the challenge ({2 ** DEFAULT_BITS:,} hash buckets)",
+        ["Split", "Model", "Context", "PerplexityHashed:", "LikelihoodHashed:", "LogLossHashed:", "Top-1:",
+         "Top-10:", "Candidates/gap:", "Word among candidates:", "p0 (mean):", "Time (s):"],
+        rows,
+        "PerplexityHashed (the challenge's ranking, lower is better) is exp(LogLossHashed), LogLossHashed "
+        "the mean negative natural log of the probability GEval gives each gap's word after hashing every "
+        f"word into one of {2 ** DEFAULT_BITS:,} buckets, LikelihoodHashed exp(-LogLossHashed). Context "
+        "`both`: candidates scored by the model on the left context, the word and the right context "
+        "(the submission in results/gap/both/); `left`: the same model on the left context alone, the "
+        "ablation; `none`: the most frequent training gap words, the context-free baseline. Top-1 and "
+        f"top-10: the gap word among the one or ten most probable listed words; each line lists {top_k}. "
+        "p0: the rest mass, 1 - the share of held-out training gaps whose word was among their candidates "
+        "(by evidence level) plus the unlisted candidates' mass. Time: the job that scored the candidates "
+        "(both contexts at once); it varies from run to run.",
+    )
+
+
+def write_gap_tables(rows, top_k, tsv_path, md_path):
+    frame = gap_frame(rows)
+    with atomic_open(tsv_path, newline="") as handle:
+        out = frame.copy()
+        for column in out.columns:
+            if out[column].dtype == float:
+                out[column] = out[column].map(lambda value: "" if math.isnan(value) else repr(value))
+        out.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+    with atomic_open(md_path) as handle:
+        handle.write(gap_markdown(frame, top_k))
+
+
+def write_model_tables(models, systems, splits, metrics, stats, seconds, coverage, top_k, tsv_path, md_path):
+    """The table from the files of rules gap_evaluate, gap_predictions (or gap_unigram),
+    gap_logprobs' benchmarks and gap_candidates, listed in the order systems x splits (metrics,
+    stats), models x splits (seconds) and splits (coverage)."""
+    methods = {split: describe(_read(path)["coverage"]) for split, path in zip(splits, coverage)}
+    times = {}
+    for index, path in enumerate(seconds):
+        model, split = sorted(models)[index // len(splits)], splits[index % len(splits)]
+        times[(model, split)] = read_benchmark(path)["s"]
+    rows = []
+    for index, (metrics_path, stats_path) in enumerate(zip(metrics, stats)):
+        system, split = systems[index // len(splits)], splits[index % len(splits)]
+        if system == "unigram":
+            rows.append(gap_row(split, "unigram", 1, "none", metrics_path, stats_path, UNIGRAM_METHOD, math.nan))
+            continue
+        context, model = system.split("/")
+        rows.append(gap_row(
+            split, model, models[model]["order"], context, metrics_path, stats_path, methods[split],
+            times[(model, split)],
+        ))
+    write_gap_tables(rows, top_k, tsv_path, md_path)

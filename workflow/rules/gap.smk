@@ -1,0 +1,196 @@
+rule gap_heldout:
+    input:
+        manifest=rules.corpus_manifest.output.manifest,
+    output:
+        heldout="results/gap/heldout.tsv",
+        gap_words="results/gap/train_gap_words.tsv",
+    log:
+        "logs/gap_heldout/gap_heldout.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=500,
+        cpus=1,
+    params:
+        train_dir=lambda wildcards: str(corpus_root() / config["train_split"]),
+        wanted=GAP["heldout_lines"],
+    script:
+        "../scripts/gap_heldout.py"
+
+
+rule gap_candidates:
+    input:
+        text=expand(rules.rebuild_text.output.text, split=config["train_split"]),
+        heldout=rules.gap_heldout.output.heldout,
+        record=rules.fetch_corpus.output.record,
+    output:
+        candidates="results/gap/candidates/{split}.npz",
+        coverage="results/gap/candidates/{split}.coverage.json",
+    log:
+        "logs/gap_candidates/{split}.log",
+    benchmark:
+        "results/benchmarks/gap_candidates/{split}.tsv"
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=gap_index_mem_mb,
+        cpus=1,
+    params:
+        split_dir=split_dir,
+        per_context=GAP["candidates_per_context"],
+        frequent=GAP["frequent_words"],
+    script:
+        "../scripts/gap_candidates.py"
+
+
+if kenlm_python_dir():
+
+    rule build_kenlm_python:
+        output:
+            module=directory(kenlm_python_dir()),
+        log:
+            f"logs/build_kenlm_python/maxorder{KENLM_MAX_ORDER}.log",
+        conda:
+            "../../envs/kenlm-build.yaml"
+        resources:
+            mem_mb=2000,
+            cpus=1,
+        params:
+            version=KENLM_VERSION,
+            sha256=KENLM_SHA256,
+            max_order=KENLM_MAX_ORDER,
+        script:
+            "../scripts/build_kenlm_python.py"
+
+
+rule gap_logprobs:
+    input:
+        binary=rules.train.output.binary,
+        candidates=rules.gap_candidates.output.candidates,
+        record=rules.fetch_corpus.output.record,
+        kenlm_python=kenlm_python_for,
+    output:
+        logprobs="results/gap/logprobs/{model}/{split}.npz",
+    log:
+        "logs/gap_logprobs/{model}/{split}.log",
+    benchmark:
+        "results/benchmarks/gap_logprobs/{model}/{split}.tsv"
+    conda:
+        "../../envs/gap.yaml"
+    threads: CPUS
+    resources:
+        mem_mb=gap_logprobs_mem_mb,
+        cpus=CPUS,
+    params:
+        split_dir=split_dir,
+    script:
+        "../scripts/gap_logprobs.py"
+
+
+rule gap_predictions:
+    input:
+        candidates=rules.gap_candidates.output.candidates,
+        coverage=rules.gap_candidates.output.coverage,
+        logprobs=rules.gap_logprobs.output.logprobs,
+    output:
+        out="results/gap/{context}/{model}/{split}/out.tsv",
+        stats="results/gap/stats/{context}/{model}/{split}.json",
+    log:
+        "logs/gap_predictions/{context}/{model}/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=1000,
+        cpus=1,
+    params:
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_predictions.py"
+
+
+rule gap_unigram:
+    input:
+        heldout=rules.gap_heldout.output.heldout,
+        gap_words=rules.gap_heldout.output.gap_words,
+        record=rules.fetch_corpus.output.record,
+    output:
+        out="results/gap/unigram/{split}/out.tsv",
+        stats="results/gap/stats/unigram/{split}.json",
+    log:
+        "logs/gap_unigram/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=500,
+        cpus=1,
+    params:
+        split_dir=split_dir,
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_unigram.py"
+
+
+rule gap_evaluate:
+    input:
+        out="results/gap/{system}/{split}/out.tsv",
+        candidates=gap_candidates_of,
+        record=rules.fetch_corpus.output.record,
+    output:
+        metrics="results/gap/metrics/{system}/{split}.json",
+        lines="results/gap/metrics/{system}/{split}.lines.tsv",
+    log:
+        "logs/gap_evaluate/{system}/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=1000,
+        cpus=1,
+    params:
+        expected=lambda wildcards: str(corpus_root() / wildcards.split / "expected.tsv"),
+        variant=lambda wildcards: wildcards.system.split("/")[0],
+    script:
+        "../scripts/gap_evaluate.py"
+
+
+rule gap_table:
+    input:
+        metrics=expand(
+            rules.gap_evaluate.output.metrics,
+            system=gap_systems(),
+            split=config["eval_splits"],
+        ),
+        stats=[
+            gap_stats(system, split)
+            for system in gap_systems()
+            for split in config["eval_splits"]
+        ],
+        seconds=expand(
+            rules.gap_logprobs.benchmark,
+            model=sorted(MODELS),
+            split=config["eval_splits"],
+        ),
+        coverage=expand(
+            rules.gap_candidates.output.coverage, split=config["eval_splits"]
+        ),
+        submissions=expand(
+            rules.gap_predictions.output.out,
+            context="both",
+            model=sorted(MODELS),
+            split=GAP_SPLITS,
+        ),
+    output:
+        tsv=report(
+            "results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"
+        ),
+        md="results/tables/gap.md",
+    log:
+        "logs/gap_table/gap_table.log",
+    conda:
+        "../../envs/python.yaml"
+    params:
+        models=MODELS,
+        systems=gap_systems(),
+        splits=config["eval_splits"],
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_table.py"

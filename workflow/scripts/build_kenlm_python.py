@@ -1,0 +1,20 @@
+"""Entry point of rule build_kenlm_python."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.kenlm_build import build_python_module
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: build_python_module(
+        snakemake.params.version,
+        snakemake.params.sha256,
+        snakemake.params.max_order,
+        snakemake.output.module,
+        log,
+    ),
+)

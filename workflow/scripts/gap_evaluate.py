@@ -1,0 +1,21 @@
+"""Entry point of rule gap_evaluate."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.gap.evaluate import evaluate
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: evaluate(
+        snakemake.input.out,
+        snakemake.params.expected,
+        snakemake.output.metrics,
+        snakemake.output.lines,
+        snakemake.input.candidates[0] if snakemake.input.candidates else None,
+        snakemake.params.variant,
+    ),
+)

@@ -1,0 +1,23 @@
+"""Entry point of rule gap_logprobs."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+# A kenlm Python module built for orders above the .venv's comes first.
+sys.path[:0] = list(snakemake.input.kenlm_python)
+
+from lmgap.gap.predict import write_scores
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: write_scores(
+        snakemake.input.binary,
+        snakemake.params.split_dir,
+        snakemake.input.candidates,
+        snakemake.threads,
+        snakemake.output.logprobs,
+        log,
+    ),
+)

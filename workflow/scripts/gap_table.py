@@ -1,0 +1,25 @@
+"""Entry point of rule gap_table."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.gap.table import write_model_tables
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: write_model_tables(
+        snakemake.params.models,
+        snakemake.params.systems,
+        snakemake.params.splits,
+        list(snakemake.input.metrics),
+        list(snakemake.input.stats),
+        list(snakemake.input.seconds),
+        list(snakemake.input.coverage),
+        snakemake.params.top_k,
+        snakemake.output.tsv,
+        snakemake.output.md,
+    ),
+)
