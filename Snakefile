@@ -1,6 +1,18 @@
+import sys
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
+from lmgap.configcheck import check_yaml_syntax
+from lmgap.errors import LmgapError
+
+# Snakemake's own message for a broken config.yaml names neither the file's line nor the problem.
+try:
+    check_yaml_syntax("config.yaml")
+except LmgapError as err:
+    raise WorkflowError(str(err)) from None
 
 
 configfile: "config.yaml"

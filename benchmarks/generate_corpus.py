@@ -12,9 +12,14 @@ the language but not the text.
 
 import argparse
 import lzma
+import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+
+from lmgap.synth import write_headers  # noqa: E402
 
 TYPES = 1 << 23  # ranks the Zipf law ranges over: more than any corpus here can exhaust
 FRESH_EXPONENT = 1.2  # Zipf exponent of words drawn afresh
@@ -109,9 +114,6 @@ def write_split(split_dir, language, words, rng):
             year = rng.uniform(*YEARS)
             ins.write(f"{line:08x}\tnewspaper{line % 97}\t{line}\t{year:.4f}\t\t\t{left}\t{right}\n")
             gaps.write(text[gap] + "\n")
-    (split_dir / "in-header.tsv").write_text(
-        "FileId\tPaper\tIdx\tYear\tMonth\tDay\tLeftContext\tRightContext\n"
-    )
 
 
 def _join(text, breaks, start, end):
@@ -134,6 +136,8 @@ def generate(root, words, seed=1, dev_words=None):
             part_dir = root / split if part == 0 else root / f".{split}-part{part}"
             write_split(part_dir, language, language.words(stop - start, rng), rng)
         _merge_parts(root, split)
+    # One in-header.tsv and out-header.tsv at the top, shared by every split, as the challenge keeps them.
+    write_headers(root, layout=8)
 
 
 CHUNK_WORDS = 20_000_000
@@ -151,7 +155,6 @@ def _merge_parts(root, split):
             with open(root / split / name, "ab") as out:
                 out.write((part / name).read_bytes())
             (part / name).unlink()
-        (part / "in-header.tsv").unlink()
         part.rmdir()
 
 

@@ -1,6 +1,7 @@
 """Shared helpers: run the real pipeline in a scratch folder, build KenLM once per session."""
 
 import csv
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,13 +19,15 @@ SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
 
 def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=()):
-    """Write config.yaml into workdir and run the real snakemake there; return the finished process.
+    """Write config.yaml into workdir (unless config is None) and run the real snakemake there;
+    return the finished process.
 
     wrapper: a command that runs snakemake's own command line, for a test that changes its world.
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    if config is not None:
+        (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
     done = subprocess.run([*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
     if check and done.returncode:
@@ -37,6 +40,17 @@ def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
     source = MarkovSource(vocab_size=20000, successors=10, mix=0.5, end=0.06, zipf=1.0, seed=seed)
     write_corpus(root, source, train_sentences=train_sentences, dev_sentences=dev_sentences, seed=seed)
     return root
+
+
+def jobs_executed(done):
+    """{rule: count} of the jobs a real (not dry) run started, from the job headers it printed;
+    after a checkpoint Snakemake drops jobs its plan listed, so the plan is not the answer."""
+    counts = {}
+    for line in done.stderr.splitlines():
+        match = re.fullmatch(r"(?:local)?(?:rule|checkpoint) (\w+):", line.strip())
+        if match:
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    return counts
 
 
 def jobs_run(done):

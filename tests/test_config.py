@@ -1,10 +1,13 @@
-"""config.yaml is checked against its schema before anything runs."""
+"""The config is checked against its schema before anything runs; a bad value is named with the
+file or option it came from."""
+
+import os
 
 import pytest
 import yaml
 
-from conftest import REPO, run_pipeline
-from lmgap.configcheck import validate_config
+from conftest import REPO, demo_corpus, jobs_run, run_pipeline
+from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -24,7 +27,7 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
     [
         ({"orderz": [3]}, "(top level)", "'orderz' was unexpected"),
         ({"lmplz": {"prun": [1]}}, "lmplz", "'prun' was unexpected"),
-        ({"orders": [0, 3]}, "orders[0]", "less than the minimum of 1"),
+        ({"orders": [1, 3]}, "orders[0]", "1 is below 2: KenLM's binary models"),
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'"),
         ({"orders": ["3"]}, "orders[0]", "is not of type 'integer'"),
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "is not a git URL"),
@@ -32,21 +35,66 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"corpus": {"commit": "--upload-pack=touch pwned"}}, "corpus.commit", "does not match"),
         ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
         ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
+        ({"memory": {"budget_mb": 300}}, "memory.budget_mb", "300 MB is below 512 MB"),
     ],
 )
 def test_bad_values_name_their_key(config, key, says):
     with pytest.raises(LmgapError) as err:
         validate_config(config, SCHEMA)
+    assert str(err.value).startswith("config.yaml is invalid:\n")
     assert f"  {key}: " in str(err.value) and says in str(err.value)
 
 
-def test_snakemake_stops_before_any_job(tmp_path):
-    done = run_pipeline(tmp_path, {"orders": [3, 0]}, "--dry-run", check=False)
+def test_a_home_folder_in_a_path_is_expanded():
+    config = validate_config(
+        {"corpus": {"source": "~/corpus"}, "kenlm": {"bin_dir": "~/kenlm/bin"}, "lmplz": {"temp_dir": "~/tmp"}},
+        SCHEMA,
+    )
+    home = os.path.expanduser("~")
+    assert config["corpus"]["source"] == f"{home}/corpus" and config["kenlm"]["bin_dir"] == f"{home}/kenlm/bin"
+    assert config["lmplz"]["temp_dir"] == f"{home}/tmp"
+    assert validate_config({"corpus": {"source": "file:///~x"}}, SCHEMA)["corpus"]["source"] == "file:///~x"
+
+
+def test_each_bad_value_is_named_with_the_file_or_option_it_came_from(tmp_path):
+    other = tmp_path / "other.yaml"
+    other.write_text("orders: [3, 0]\n")
+    origins = Origins({"lmplz": {"discount_fallback": "maybe"}}, [other])
+    merged = {"orders": [3, 0], "lmplz": {"discount_fallback": "maybe"}, "eval_splits": ["dev-7"]}
+    with pytest.raises(LmgapError) as err:
+        validate_config(merged, SCHEMA, origins)
+    assert str(err.value).splitlines() == [
+        "config.yaml is invalid:",
+        "  eval_splits[0]: 'dev-7' is not one of ['dev-0', 'dev-1', 'test-A', 'train']",
+        "--config is invalid:",
+        "  lmplz.discount_fallback: 'maybe' is not of type 'boolean'",
+        f"{other} is invalid:",
+        "  orders[1]: 0 is below 2: KenLM's binary models (build_binary, and the gap predictor) need order 2 "
+        "or more; drop it from orders",
+    ]
+
+
+def test_config_option_values_are_read_as_the_schema_types(tmp_path):
+    # Snakemake's --config reads `orders=[3,4]` as the strings '3' and '4'.
+    overrides = {"orders": ["3", "4"], "memory": {"budget_mb": "8000"}, "keep_arpa": "true"}
+    config = validate_config(overrides, SCHEMA, Origins(overrides))
+    assert config["orders"] == [3, 4] and config["memory"]["budget_mb"] == 8000 and config["keep_arpa"] is True
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
+    done = run_pipeline(tmp_path / "work", {"corpus": {"source": str(corpus)}}, "--dry-run", "--config", "orders=[3,4]")
+    assert jobs_run(done)["train"] == 2
+
+
+def test_snakemake_stops_before_any_job_naming_the_option(tmp_path):
+    done = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", "--config", "orders=[3,x]", check=False)
     assert done.returncode != 0
-    assert "orders[1]: 0 is less than the minimum of 1" in done.stdout + done.stderr
+    assert "--config is invalid:\n  orders[1]: 'x' is not of type 'integer'" in done.stdout + done.stderr
     assert not (tmp_path / "results").exists()
 
 
-def test_prune_thresholds_lmplz_accepts_pass(tmp_path):
-    config = validate_config({"orders": [3, 5], "lmplz": {"prune": [0, 1, 1]}}, SCHEMA)
-    assert config["lmplz"]["prune"] == [0, 1, 1]
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
+    run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", check=False)
+    (tmp_path / "config.yaml").write_text("orders: [3, 4]\ncorpus:\n  source: [unclosed\n")
+    done = run_pipeline(tmp_path, None, "--dry-run", check=False)
+    assert done.returncode != 0
+    said = done.stdout + done.stderr
+    assert "config.yaml line 4, column 1: expected ',' or ']'" in said and "fix the YAML syntax there" in said

@@ -112,8 +112,8 @@ def test_budget_too_small_for_lmplz_is_refused_before_any_job(tmp_path, kenlm_bi
 @pytest.mark.parametrize(
     "missing, eval_splits, says",
     [
-        ("dev-0/expected.tsv", ["dev-0"], "lacks dev-0/expected.tsv; point corpus.source"),
-        ("test-A/expected.tsv", ["dev-0", "test-A"], "remove test-A from eval_splits"),
+        ("dev-0/expected.tsv", ["dev-0"], "lacks dev-0/expected.tsv (eval_splits asks for it): remove dev-0 from"),
+        ("test-A/expected.tsv", ["dev-0", "test-A"], "which eval_splits asks for: the challenge keeps test-A"),
     ],
 )
 def test_local_corpus_missing_a_file_is_refused_before_any_job(tmp_path, kenlm_bin, missing, eval_splits, says):

@@ -1,5 +1,6 @@
 """Fetching the corpus from git repositories the tests create, and from local folders."""
 
+import gzip
 import hashlib
 import lzma
 import subprocess
@@ -7,10 +8,10 @@ import subprocess
 import pytest
 
 from lmgap.errors import LmgapError
-from lmgap.fetch import fetch_corpus, write_manifest
+from lmgap.fetch import fetch_corpus, required_files, write_fingerprint, write_manifest
 from lmgap.synth import MarkovSource, write_corpus
 
-REQUIRED = ["train/in.tsv.xz", "train/expected.tsv", "dev-0/in.tsv.xz", "dev-0/expected.tsv"]
+REQUIRED = required_files("train", ["dev-0"], test_a=False)
 
 
 def git(*args, cwd):
@@ -38,9 +39,11 @@ def independent_description(path):
 
 
 def fetch(tmp_path, source, commit=None, required=REQUIRED):
-    """Both corpus steps: fetch and check, then describe every file in the manifest."""
+    """The corpus steps: fetch and check, each split's fingerprint, and the manifest."""
     with open(tmp_path / "fetch.log", "w") as log:
         fetch_corpus(source, commit, tmp_path / "clone", required, tmp_path / "fetched.json", log)
+    for split in sorted({name.split("/")[0] for name in required}):
+        write_fingerprint(tmp_path / "fetched.json", split, tmp_path / f"{split}.json")
     return write_manifest(tmp_path / "fetched.json", tmp_path / "manifest.json")
 
 
@@ -76,28 +79,71 @@ def test_local_directory_is_used_in_place(tmp_path, corpus_repo):
     assert not (tmp_path / "clone").exists()
 
 
-def test_missing_file_is_named(tmp_path, corpus_repo):
+@pytest.mark.parametrize(
+    "required, says",
+    [
+        (required_files("train", ["dev-0", "dev-1"], False),
+         "lacks dev-1/expected.tsv (eval_splits asks for it); dev-1/in.tsv.xz (eval_splits asks for it): "
+         "remove dev-1 from eval_splits in config.yaml, or point corpus.source at a corpus that has it"),
+        (required_files("dev-1", ["dev-0"], False),
+         "(train_split asks for it): set train_split in config.yaml to a split the corpus has"),
+        (required_files("train", ["dev-0"], True),
+         "lacks test-A/in.tsv.xz (corpus.test_a asks for it): set corpus.test_a: false in config.yaml"),
+        (required_files("train", ["dev-0", "test-A"], False),
+         "lacks test-A/expected.tsv, which eval_splits asks for: the challenge keeps test-A's gap words hidden"),
+    ],
+)
+def test_a_missing_file_is_named_with_the_key_that_asks_for_it(tmp_path, corpus_repo, required, says):
     repo, _, _ = corpus_repo
-    (repo / "dev-0/expected.tsv").unlink()
-    with pytest.raises(LmgapError, match="lacks dev-0/expected.tsv"):
+    (repo / "test-A").mkdir()
+    (repo / "test-A/in.tsv.xz").write_bytes((repo / "dev-0/in.tsv.xz").read_bytes())
+    if "corpus.test_a" in required.values():
+        (repo / "test-A/in.tsv.xz").unlink()
+    with pytest.raises(LmgapError) as err:
+        fetch(tmp_path, str(repo), required=required)
+    assert says in str(err.value)
+    assert not (tmp_path / "manifest.json").exists()
+
+
+def test_a_folder_in_another_layout_says_so(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(LmgapError, match="has none of the files the config needs .*challenge's layout"):
+        fetch(tmp_path, str(tmp_path / "elsewhere"))
+
+
+@pytest.mark.parametrize(
+    "data, kind",
+    [(gzip.compress(b"a\tb\n"), "is gzip-compressed, not xz: recompress it with `zcat "),
+     (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c ")],
+)
+def test_an_xz_file_in_another_format_is_named_with_its_format(tmp_path, corpus_repo, data, kind):
+    repo, _, _ = corpus_repo
+    (repo / "dev-0/in.tsv.xz").write_bytes(data)
+    with pytest.raises(LmgapError) as err:
         fetch(tmp_path, str(repo))
-    assert not (tmp_path / "manifest.json").exists()
+    assert str(err.value).startswith(f"{repo / 'dev-0/in.tsv.xz'} {kind}")
 
 
-def test_scoring_test_a_without_its_answers_says_to_drop_it(tmp_path, corpus_repo):
+def test_a_commit_without_git_history_says_a_commit_needs_git(tmp_path):
+    write_corpus(tmp_path / "plain", MarkovSource(seed=1), train_sentences=20, dev_sentences=5, seed=1)
+    with pytest.raises(LmgapError, match="is a folder without git history.*remove corpus.commit"):
+        fetch(tmp_path, str(tmp_path / "plain"), commit="0123456")
+
+
+def test_fingerprints_follow_the_bytes_not_the_place(tmp_path, corpus_repo):
     repo, _, _ = corpus_repo
-    test_a = repo / "test-A"
-    test_a.mkdir()
-    (test_a / "in.tsv.xz").write_bytes((repo / "dev-0/in.tsv.xz").read_bytes())
-    with pytest.raises(LmgapError, match="lacks test-A/expected.tsv.*remove test-A from eval_splits"):
-        fetch(tmp_path, str(repo), required=[*REQUIRED, "test-A/in.tsv.xz", "test-A/expected.tsv"])
-    assert not (tmp_path / "manifest.json").exists()
-
-
-def test_test_a_is_checked_when_asked_for(tmp_path, corpus_repo):
-    repo, _, _ = corpus_repo
-    with pytest.raises(LmgapError, match="lacks test-A/in.tsv.xz"):
-        fetch(tmp_path, str(repo), required=[*REQUIRED, "test-A/in.tsv.xz"])
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+    fetch(tmp_path / "a", str(repo))
+    moved = tmp_path / "moved"
+    repo.rename(moved)
+    fetch(tmp_path / "b", str(moved))
+    for split in ("train", "dev-0"):
+        assert (tmp_path / "a" / f"{split}.json").read_bytes() == (tmp_path / "b" / f"{split}.json").read_bytes()
+    # The top-level in-header.tsv describes every split, so it is part of each fingerprint.
+    (moved / "in-header.tsv").write_text("FileId\tYear\tLeftContext\tRightContext\n")
+    fetch(tmp_path / "c", str(moved))
+    assert (tmp_path / "c/train.json").read_bytes() != (tmp_path / "b/train.json").read_bytes()
 
 
 @pytest.mark.parametrize("source", ["git://host.invalid/corpus", "https://host.invalid/git/corpus"])

@@ -1,7 +1,6 @@
 """Gap prediction: candidates against brute-force counts, scores against query run by hand, and
 predictions against the exact gap distribution of a known source."""
 
-import math
 import subprocess
 from collections import Counter
 
@@ -101,7 +100,7 @@ def test_heldout_lines_are_spread_and_never_counted(tmp_path):
     held = heldout_line_numbers(len(lines), 5)
     lines[held[0] - 1] = lines[held[0] - 1].replace(b" ", b" only-held-out ", 1)
     (tmp_path / "train.txt").write_bytes(b"".join(lines))
-    write_heldout(tmp_path / "corpus/train", len(lines), 5, tmp_path / "h.tsv", tmp_path / "g.tsv")
+    write_heldout(tmp_path / "corpus/train", 5, tmp_path / "h.tsv", tmp_path / "g.tsv")
     assert [number for number, _, _, _ in read_heldout(tmp_path / "h.tsv")] == held
     gaps = [context_words(left.split(), right.split()) for left, right in read_gaps(tmp_path / "corpus/dev-0")]
     found = build_candidates(tmp_path / "train.txt", gaps, set(held), 1000, 1000)
@@ -164,8 +163,7 @@ def test_scores_differ_as_query_on_the_whole_line_does(markov, kenlm_bin, order,
 
 def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, tmp_path):
     root, source = markov
-    lines = sum(1 for _ in open(root / "train.txt"))
-    write_heldout(root / "corpus/train", lines, 1000, tmp_path / "heldout.tsv", tmp_path / "words.tsv")
+    write_heldout(root / "corpus/train", 1000, tmp_path / "heldout.tsv", tmp_path / "words.tsv")
     log = Log()
     write_candidates(root / "train.txt", root / "corpus/dev-0", tmp_path / "heldout.tsv", 400, 400,
                      tmp_path / "c.npz", tmp_path / "coverage.json", log)

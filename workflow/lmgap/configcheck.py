@@ -1,11 +1,31 @@
-"""Validate config.yaml against its JSON schema, filling in defaults."""
+"""Validate the config against its JSON schema, filling in defaults, and say where a bad value came from."""
 
 import copy
+import os
+import re
 
 import jsonschema
 import yaml
 
 from .errors import LmgapError
+from .fetch import is_url
+
+# Keys that hold paths on this machine: `~` in them means the home folder, as in a shell.
+PATH_KEYS = (("corpus", "source"), ("kenlm", "bin_dir"), ("lmplz", "temp_dir"))
+INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def check_yaml_syntax(path):
+    """A YAML syntax error in a config file, named with its file, line and column."""
+    try:
+        with open(path) as handle:
+            yaml.safe_load(handle)
+    except FileNotFoundError:
+        return
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
 
 
 def fill_defaults(config, schema):
@@ -20,6 +40,41 @@ def fill_defaults(config, schema):
     return config
 
 
+def _types(schema):
+    kinds = schema.get("type", [])
+    return [kinds] if isinstance(kinds, str) else kinds
+
+
+def _scalar(value, schema):
+    """A string from Snakemake's --config (which reads `orders=[3,4]` as ['3', '4']) as the type
+    the schema wants, when it reads as one."""
+    if not isinstance(value, str):
+        return value
+    kinds = _types(schema)
+    if "integer" in kinds and INTEGER.fullmatch(value):
+        return int(value)
+    if "boolean" in kinds and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if "null" in kinds and value in ("null", "~", "None"):
+        return None
+    return value
+
+
+def coerce_overrides(value, schema, override):
+    """value with the parts that --config set (override: their tree) read as the schema's types."""
+    if override is None:
+        return value
+    if isinstance(value, dict) and isinstance(override, dict):
+        properties = schema.get("properties", {})
+        return {
+            key: coerce_overrides(sub, properties.get(key, {}), override.get(key)) if key in override else sub
+            for key, sub in value.items()
+        }
+    if isinstance(value, list):
+        return [_scalar(item, schema.get("items", {})) for item in value]
+    return _scalar(value, schema)
+
+
 def key_path(error):
     """`lmplz.prune[1]` for the place an error is about."""
     text = ""
@@ -28,41 +83,114 @@ def key_path(error):
     return text or "(top level)"
 
 
-def validate_config(config, schema_path):
-    """The config with defaults; LmgapError naming the key for the first problems found."""
+def place(error):
+    """The key path a value came in at: for a key the schema does not know, that key."""
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        path += tuple(key for key in error.instance if key not in known)[:1]
+    return path
+
+
+def _holds(tree, path):
+    if not path:
+        return False
+    for part in path:
+        if isinstance(tree, dict) and part in tree:
+            tree = tree[part]
+        elif isinstance(tree, list) and isinstance(part, int) and part < len(tree):
+            tree = tree[part]
+        else:
+            return False
+    return True
+
+
+class Origins:
+    """Where each setting came from: --config, a --configfile, or the workflow's config.yaml."""
+
+    def __init__(self, overrides=None, configfiles=(), default="config.yaml"):
+        self.overrides = overrides or {}
+        self.files = []
+        for path in configfiles:
+            try:
+                with open(path) as handle:
+                    self.files.append((str(path), yaml.safe_load(handle) or {}))
+            except (OSError, yaml.YAMLError):
+                continue
+        self.default = default
+
+    def of(self, path):
+        """The source of the value at a key path (a tuple of keys and list indices)."""
+        # A --config value or a list that --configfile replaced holds the whole key.
+        top = path[:1]
+        if _holds(self.overrides, path) or _holds(self.overrides, top):
+            return "--config"
+        for name, tree in reversed(self.files):
+            if _holds(tree, path) or _holds(tree, top):
+                return name
+        return self.default
+
+
+def validate_config(config, schema_path, origins=None):
+    """The config with defaults and ~ expanded; an LmgapError naming each bad key and the file
+    or option it came from."""
+    origins = origins or Origins()
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
     config = fill_defaults(config, schema)
+    config = coerce_overrides(config, schema, origins.overrides)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        lines = []
-        for error in errors:
-            message = error.message
-            if error.validator == "anyOf":
-                message = f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path"
-            lines.append((key_path(error), message))
-        raise invalid(lines)
-    check_prune(config["lmplz"]["prune"], config["orders"])
+        raise invalid([(origins.of(place(error)), key_path(error), explain(error)) for error in errors])
+    for keys in PATH_KEYS:
+        section, key = keys
+        value = config[section][key]
+        if value and not (keys == ("corpus", "source") and is_url(value)):
+            config[section][key] = os.path.expanduser(value)
+    check_prune(config["lmplz"]["prune"], config["orders"], origins)
     return config
 
 
+def explain(error):
+    """jsonschema's message, or ours where a bare one would not say what to do."""
+    path = tuple(error.absolute_path)
+    if error.validator == "anyOf" and path == ("corpus", "source"):
+        return f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path"
+    if error.validator == "minimum" and path[:1] == ("orders",):
+        return (
+            f"{error.instance} is below 2: KenLM's binary models (build_binary, and the gap "
+            "predictor) need order 2 or more; drop it from orders"
+        )
+    if error.validator == "minimum" and path == ("memory", "budget_mb"):
+        return (
+            f"{error.instance} MB is below {error.validator_value} MB, less than lmplz and build_binary "
+            "need together for the smallest model; give more, or null for 80% of the machine's memory"
+        )
+    return error.message
+
+
 def invalid(problems):
-    """The error for (key, message) pairs, one line each."""
-    return LmgapError("config.yaml is invalid:\n" + "\n".join(f"  {key}: {message}" for key, message in problems))
+    """The error for (origin, key, message) triples: one block per origin, one line per key."""
+    lines = []
+    for origin in dict.fromkeys(origin for origin, _, _ in problems):
+        lines.append(f"{origin} is invalid:")
+        lines += [f"  {key}: {message}" for where, key, message in problems if where == origin]
+    return LmgapError("\n".join(lines))
 
 
-def check_prune(prune, orders):
+def check_prune(prune, orders, origins):
     """lmplz's own rules for --prune, checked before anything runs."""
+    origin = origins.of(("lmplz", "prune"))
     if any(later < earlier for earlier, later in zip(prune, prune[1:])):
         raise invalid([(
-            "lmplz.prune",
+            origin, "lmplz.prune",
             f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
             "keeping a longer one)",
         )])
     if len(prune) > min(orders):
         raise invalid([(
-            "lmplz.prune",
+            origin, "lmplz.prune",
             f"{len(prune)} thresholds, but the order-{min(orders)} model has only {min(orders)} orders; "
             f"give at most {min(orders)} (lmplz repeats the last one for higher orders)",
         )])

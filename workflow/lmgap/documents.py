@@ -99,7 +99,10 @@ def _write_tsv(frame, path):
 
 def decade_markdown(frame):
     if frame.empty:
-        return "Perplexity by decade\n\nThe evaluated splits have no year column (in-header.tsv names none).\n"
+        return (
+            "Perplexity by decade\n\nThe evaluated splits have no year column: neither their own "
+            "in-header.tsv nor the corpus's top-level one names a Year column.\n"
+        )
     rows = [
         [
             row.model, row.split, row.decade, row.documents, row.tokens,

@@ -12,9 +12,13 @@ from urllib.parse import urlparse
 
 from .atomic import temporary_sibling, write_json
 from .errors import LmgapError
+from .rebuild import header_path
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
+
+
+CLONE_DIR = Path("resources/corpus/clone")
 
 
 def is_url(source):
@@ -22,10 +26,30 @@ def is_url(source):
     return "://" in source
 
 
-def split_files(split, with_gaps=True):
-    """The files a split must hold."""
-    names = ["in.tsv.xz", "expected.tsv"] if with_gaps else ["in.tsv.xz"]
-    return [f"{split}/{name}" for name in names]
+def corpus_root(corpus):
+    """Where the corpus files are, from the `corpus` config: the clone for git URLs and pinned
+    commits, else the local folder itself."""
+    if is_url(corpus["source"]) or corpus["commit"]:
+        return CLONE_DIR
+    return Path(corpus["source"])
+
+
+def split_files(split):
+    """The files a scored split must hold."""
+    return [f"{split}/in.tsv.xz", f"{split}/expected.tsv"]
+
+
+def check_commit_source(source, commit):
+    """A commit needs history to check out: a local folder must be a git repository."""
+    if not commit or is_url(source) or not Path(source).is_dir():
+        return
+    done = subprocess.run(["git", "-C", str(source), "rev-parse", "--git-dir"], capture_output=True, text=True)
+    if done.returncode:
+        raise LmgapError(
+            f"corpus.commit is {commit}, but corpus.source {source} is a folder without git history, so "
+            "there is no commit to check out: remove corpus.commit from config.yaml to use the folder "
+            "as it is, or point corpus.source at a git repository of the corpus"
+        )
 
 
 def _git(args, log, cwd=None):
@@ -82,6 +106,29 @@ def clone(source, commit, dest, log):
         raise
 
 
+def upstream_commit(source, timeout=CONNECT_TIMEOUT_S):
+    """The newest commit of a git URL's default branch (git ls-remote), or None when it cannot be
+    reached."""
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
+    try:
+        done = subprocess.run(
+            ["git", "ls-remote", "--", source, "HEAD"], capture_output=True, text=True, timeout=timeout, env=env
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    fields = done.stdout.split()
+    return fields[0] if done.returncode == 0 and fields else None
+
+
+def recorded_commit(record_path):
+    """The commit a previous fetch recorded, or None."""
+    try:
+        with open(record_path) as handle:
+            return json.load(handle).get("commit")
+    except (OSError, ValueError):
+        return None
+
+
 def head_commit(root):
     """The commit a git work tree is at, or None for a plain directory."""
     if not (Path(root) / ".git").exists():
@@ -125,29 +172,118 @@ def uncompressed_mb(path):
     return None
 
 
+# What asks for a split's files, and how to stop asking.
+ASKED_BY = {
+    "train_split": "set train_split in config.yaml to a split the corpus has",
+    "eval_splits": "remove {split} from eval_splits in config.yaml",
+    "corpus.test_a": "set corpus.test_a: false in config.yaml",
+}
+
+
+def required_files(train_split, eval_splits, test_a):
+    """{file: the config key that asks for it} of every file the config needs."""
+    wanted = {}
+    for name in split_files(train_split):
+        wanted.setdefault(name, "train_split")
+    for split in eval_splits:
+        for name in split_files(split):
+            wanted.setdefault(name, "eval_splits")
+    if test_a:
+        wanted.setdefault("test-A/in.tsv.xz", "corpus.test_a")
+    return dict(sorted(wanted.items()))
+
+
 def check_files(root, required):
-    """Every required file is there, or an error naming the missing ones."""
-    missing = [name for name in required if not (Path(root) / name).is_file()]
+    """Every required file ({name: asking key}) is there, or an error naming the missing ones,
+    the key that asked for each and how to drop it; xz files must be xz."""
+    missing = {name: key for name, key in required.items() if not (Path(root) / name).is_file()}
     if "test-A/expected.tsv" in missing:
         # The challenge keeps test-A's gap words hidden, so no layout fix will bring the file.
         raise LmgapError(
-            f"the corpus at {root} lacks test-A/expected.tsv: the challenge keeps test-A's gap words "
-            "hidden, so test-A cannot be scored; remove test-A from eval_splits in config.yaml "
-            "(corpus.test_a: true still records its in.tsv.xz)"
+            f"the corpus at {root} lacks test-A/expected.tsv, which eval_splits asks for: the challenge "
+            "keeps test-A's gap words hidden, so test-A cannot be scored; remove test-A from eval_splits "
+            "in config.yaml (corpus.test_a: true still predicts its gaps)"
+        )
+    if missing and len(missing) == len(required):
+        raise LmgapError(
+            f"the corpus at {root} has none of the files the config needs ({', '.join(missing)}); point "
+            "corpus.source in config.yaml at a directory in the challenge's layout (train/ and dev-0/ "
+            "with in.tsv.xz and expected.tsv)"
         )
     if missing:
+        fixes = {ASKED_BY[key].format(split=name.split("/")[0]) for name, key in missing.items()}
+        asked = "; ".join(f"{name} ({key} asks for it)" for name, key in missing.items())
         raise LmgapError(
-            f"the corpus at {root} lacks {', '.join(missing)}; point corpus.source in config.yaml "
-            "at a directory in the challenge's layout (train/ and dev-0/ with in.tsv.xz and expected.tsv)"
+            f"the corpus at {root} lacks {asked}: {'; '.join(sorted(fixes))}, or point corpus.source at a "
+            "corpus that has it"
         )
+    for name in required:
+        if name.endswith(".xz"):
+            check_xz(Path(root) / name)
+
+
+XZ_MAGIC = b"\xfd7zXZ\x00"
+OTHER_FORMATS = {b"\x1f\x8b": ("gzip-compressed", "zcat"), b"BZh": ("bzip2-compressed", "bzcat"),
+                 b"\x28\xb5\x2f\xfd": ("zstd-compressed", "zstdcat")}
+
+
+def check_xz(path):
+    """An .xz file that is really another format gets a message saying which, and how to convert it."""
+    with open(path, "rb") as handle:
+        head = handle.read(len(XZ_MAGIC))
+    if head == XZ_MAGIC or not head:
+        return
+    for magic, (kind, reader) in OTHER_FORMATS.items():
+        if head.startswith(magic):
+            raise LmgapError(
+                f"{path} is {kind}, not xz: recompress it with `{reader} {path} | xz > {path}.new && "
+                f"mv {path}.new {path}`"
+            )
+    raise LmgapError(
+        f"{path} is not xz-compressed (it looks like plain text): compress it with "
+        f"`xz -c {path} > {path}.new && mv {path}.new {path}`"
+    )
+
+
+def fingerprint(root, split, required):
+    """What a split's text depends on: the sha256 of each of its files and of the in-header.tsv
+    that describes them, and nothing of where they are."""
+    names = sorted(name for name in required if name.startswith(f"{split}/"))
+    header = header_path(Path(root) / split)
+    return {
+        "split": split,
+        "files": {name: sha256(Path(root) / name) for name in names},
+        "in-header.tsv": sha256(header) if header else None,
+    }
+
+
+def gap_word_warnings(path, name):
+    """What in an expected.tsv is accepted but likely a mistake: a byte-order mark (it becomes part
+    of the first gap word, for KenLM and GEval alike) and empty lines (gaps without a word)."""
+    warnings, empty = [], []
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                warnings.append(
+                    f"{name} begins with a byte-order mark, which becomes part of its first gap word: "
+                    "save the file as UTF-8 without one"
+                )
+            if not line.strip(b"\r\n"):
+                empty.append(number)
+    if empty:
+        shown = ", ".join(map(str, empty[:5])) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
+        warnings.append(f"{name} has empty lines, gaps without a word: line {shown}")
+    return warnings
 
 
 def fetch_corpus(source, commit, clone_dir, required, record_path, log):
-    """Make the corpus available (cloning URLs, or local directories pinned to a commit),
-    check it and record where it is; cheap, so that the rebuild starts at once."""
+    """Make the corpus available (cloning URLs, or local directories pinned to a commit), check
+    it and record where it is and each split's fingerprint; cheap, so that the rebuild starts
+    at once."""
     if is_url(source) or commit:
         if not is_url(source) and not Path(source).is_dir():
             raise LmgapError(f"corpus.source {source} is neither a git URL nor a directory")
+        check_commit_source(source, commit)
         clone(source, commit, clone_dir, log)
         root = Path(clone_dir)
     else:
@@ -157,9 +293,25 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
                 f"corpus.source {source} is not a directory; give a git URL or a local copy of the corpus"
             )
     check_files(root, required)
-    record = {"source": source, "commit": head_commit(root), "root": str(root), "files": sorted(required)}
+    splits = sorted({name.split("/")[0] for name in required})
+    prints = {split: fingerprint(root, split, required) for split in splits}
+    warnings = [
+        warning for name in required if name.endswith("expected.tsv")
+        for warning in gap_word_warnings(root / name, name)
+    ]
+    # The fingerprints make the record change whenever a file does, so the manifest follows.
+    record = {
+        "source": source, "commit": head_commit(root), "root": str(root), "files": sorted(required),
+        "splits": prints, "warnings": warnings,
+    }
     write_json(record, record_path)
     return record
+
+
+def write_fingerprint(record_path, split, out_path):
+    """One split's fingerprint, from the fetch record."""
+    with open(record_path) as handle:
+        write_json(json.load(handle)["splits"][split], out_path)
 
 
 def write_manifest(record_path, manifest_path):
@@ -168,5 +320,6 @@ def write_manifest(record_path, manifest_path):
         record = json.load(handle)
     root = Path(record["root"])
     manifest = {**record, "files": {name: describe_file(root / name) for name in record["files"]}}
+    del manifest["splits"]
     write_json(manifest, manifest_path)
     return manifest

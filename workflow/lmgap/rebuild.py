@@ -19,10 +19,20 @@ MARKUP = (b"<s>", b"</s>", b"<unk>")
 SPACES = bytes.maketrans(b"\x00\x0b\x0c\r", b"    ")
 
 
+def header_path(split_dir):
+    """The in-header.tsv that describes a split's in.tsv: the split's own, else the one the
+    challenge's repositories keep at their top level for every split; None when neither exists."""
+    split_dir = Path(split_dir)
+    for path in (split_dir / "in-header.tsv", split_dir.parent / "in-header.tsv"):
+        if path.is_file():
+            return path
+    return None
+
+
 def header_names(split_dir):
     """The in.tsv column names in-header.tsv declares, or None when there is none."""
-    header = Path(split_dir) / "in-header.tsv"
-    if not header.exists():
+    header = header_path(split_dir)
+    if header is None:
         return None
     return header.read_bytes().split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
 

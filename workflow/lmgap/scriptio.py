@@ -4,6 +4,7 @@ import sys
 import traceback
 
 from .errors import LmgapError
+from .fetch import corpus_root
 
 
 def run(snakemake, main):
@@ -22,3 +23,10 @@ def run(snakemake, main):
             raise
         finally:
             sys.stderr = console
+
+
+def split_dir(snakemake, split=None):
+    """A split's folder in the corpus (the job's `split` wildcard unless given). It comes from the
+    config, not from an input or a parameter: where the corpus lies determines no result, so
+    moving it must rerun nothing."""
+    return corpus_root(snakemake.config["corpus"]) / (split or snakemake.wildcards.split)

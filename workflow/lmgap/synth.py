@@ -91,8 +91,15 @@ def to_line(words, rng, layout, index):
     return "\t".join([*cols, left, right]) + "\n", gap + "\n"
 
 
-def write_split(split_dir, sentences, words, rng, layout=8, header=True):
-    """Write in.tsv.xz, expected.tsv (and in-header.tsv) for sentences of word indices."""
+def write_headers(root, layout=8):
+    """in-header.tsv and out-header.tsv at the corpus's top level, shared by every split, as the
+    challenge's repositories keep them."""
+    (Path(root) / "in-header.tsv").write_text("\t".join(HEADER_8 if layout == 8 else HEADER_4) + "\n")
+    (Path(root) / "out-header.tsv").write_text("GapWord\n")
+
+
+def write_split(split_dir, sentences, words, rng, layout=8, header=False):
+    """Write in.tsv.xz and expected.tsv (and a split's own in-header.tsv) for sentences of word indices."""
     split_dir = Path(split_dir)
     split_dir.mkdir(parents=True, exist_ok=True)
     with lzma.open(split_dir / "in.tsv.xz", "wt", encoding="utf-8") as ins, open(
@@ -113,4 +120,5 @@ def write_corpus(root, source, train_sentences, dev_sentences, seed=0, layout=8)
     dev = [source.sentence(rng) for _ in range(dev_sentences)]
     write_split(Path(root) / "train", train, source.words, rng, layout)
     write_split(Path(root) / "dev-0", dev, source.words, rng, layout)
+    write_headers(root, layout)
     return dev

@@ -1,12 +1,26 @@
+import json
 import os
 import sys
+import tempfile
 from pathlib import Path
+
+from snakemake.logging import logger
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
-from lmgap.configcheck import validate_config
+from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError
-from lmgap.fetch import check_files, is_url, split_files, uncompressed_mb
+from lmgap.fetch import (
+    CLONE_DIR,
+    check_commit_source,
+    check_files,
+    is_url,
+    required_files,
+)
+from lmgap.fetch import uncompressed_mb
+from lmgap.fetch import recorded_commit, sha256, upstream_commit
+from lmgap.fetch import corpus_root as lmgap_corpus_root
+from lmgap.rebuild import header_path
 from lmgap.gap.candidates import index_memory_mb
 from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
 from lmgap.locks import clear_stale_locks
@@ -14,7 +28,9 @@ from lmgap.models import LMPLZ_MIN_MB, models_from_config, train_job_mb
 
 try:
     config = validate_config(
-        config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+        config,
+        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+        Origins(workflow.config_settings.config, workflow.config_settings.configfiles),
     )
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
@@ -37,6 +53,8 @@ MODELS = models_from_config(
     ORDERS, config["lmplz"]["prune"], config["lmplz"]["discount_fallback"]
 )
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
+# Every split the corpus step provides: the scored ones, the training one and test-A if asked for.
+CORPUS_SPLITS = sorted({*SPLITS, *(["test-A"] if config["corpus"]["test_a"] else [])})
 GAP = config["gap"]
 # Splits whose gaps are predicted: the scored ones, and test-A (whose gap words stay unread) when
 # the corpus has it.
@@ -62,6 +80,14 @@ wildcard_constraints:
     system=r"(both|left)/o\d+(-[a-z0-9.]+)*|unigram",
 
 
+def kenlm_identity():
+    """Which KenLM trains the models: the pinned version, or the checksums of the user's own
+    tools (whose version nothing tells); changing it retrains them."""
+    if not config["kenlm"]["bin_dir"]:
+        return f"kenlm {KENLM_VERSION}"
+    return {tool: sha256(kenlm_bin_dir() / tool) for tool in ("lmplz", "build_binary")}
+
+
 def kenlm_bin_dir():
     """The user's KenLM tools if configured, else the pipeline's own build."""
     if config["kenlm"]["bin_dir"]:
@@ -75,39 +101,90 @@ def kenlm_tool(tool):
 
 
 def corpus_root():
-    """Where the corpus files are: the clone for URLs and pinned commits, else the source itself."""
-    source = config["corpus"]["source"]
-    if is_url(source) or config["corpus"]["commit"]:
-        return Path("resources/corpus/clone")
-    return Path(source)
+    return lmgap_corpus_root(config["corpus"])
 
 
 def corpus_required_files():
-    files = [name for split in SPLITS for name in split_files(split)]
-    if config["corpus"]["test_a"]:
-        files += split_files("test-A", with_gaps=False)
-    return files
+    """{file: the config key that asks for it}."""
+    return required_files(
+        config["train_split"], config["eval_splits"], config["corpus"]["test_a"]
+    )
+
+
+def newest_upstream_commit():
+    """For a git URL without a pinned commit: its newest commit, looked up once per run by the
+    main process, so that a moved upstream is fetched again. Unreachable, the commit fetched
+    last stands (with a warning), and nothing is fetched for nothing."""
+    source = config["corpus"]["source"]
+    if not is_url(source) or config["corpus"]["commit"]:
+        return None
+    recorded = recorded_commit("results/corpus/fetched.json")
+    if not workflow.is_main_process:
+        return recorded
+    newest = upstream_commit(source)
+    if newest is None and recorded:
+        print(
+            f"lmgap: cannot reach {source} to see whether it has a newer commit; the pipeline "
+            f"goes on with the commit it fetched last, {recorded}",
+            file=sys.stderr,
+        )
+    return newest or recorded
+
+
+UPSTREAM_COMMIT = newest_upstream_commit()
 
 
 def corpus_is_local():
     """The corpus is read in place from a local directory, not cloned."""
-    return corpus_root() != Path("resources/corpus/clone")
+    return corpus_root() != CLONE_DIR
 
 
 def local_corpus_files(wildcards):
-    """For a local directory, its files are inputs, so that editing them redoes the fetch."""
+    """For a local directory, its files (and the in-header.tsv files that describe them) are
+    inputs, so that editing one fetches again."""
     if not corpus_is_local():
         return []
-    return [str(corpus_root() / name) for name in corpus_required_files()]
+    headers = {header_path(corpus_root() / split) for split in CORPUS_SPLITS} - {None}
+    return [str(corpus_root() / name) for name in corpus_required_files()] + sorted(
+        map(str, headers)
+    )
+
+
+def fingerprints_of(*splits):
+    """The splits' fingerprints, once the corpus is fetched: all that their texts depend on."""
+    return [
+        checkpoints.split_fingerprint.get(split=split).output.fingerprint
+        for split in dict.fromkeys(splits)
+    ]
+
+
+# Snakemake looks again at a job after a checkpoint only if it depends on it directly, so every
+# job downstream of the corpus takes as input the fingerprint of every split it depends on:
+# the training split's for the models, its own split's for what scores one, all for the tables.
+def split_fingerprint(wildcards):
+    return fingerprints_of(wildcards.split)
+
+
+def train_fingerprint(wildcards):
+    return fingerprints_of(config["train_split"])
+
+
+def model_and_split_fingerprints(wildcards):
+    return fingerprints_of(config["train_split"], wildcards.split)
+
+
+def all_fingerprints(wildcards):
+    return fingerprints_of(config["train_split"], *config["eval_splits"])
 
 
 # A local corpus is checked before any job: its missing files would otherwise stop the run
 # with Snakemake's MissingInputException, which names the file but not the fix.
-if corpus_is_local():
-    try:
+try:
+    check_commit_source(config["corpus"]["source"], config["corpus"]["commit"])
+    if corpus_is_local():
         check_files(corpus_root(), corpus_required_files())
-    except LmgapError as err:
-        raise WorkflowError(str(err)) from None
+except LmgapError as err:
+    raise WorkflowError(str(err)) from None
 
 
 def model_options(wildcards):
@@ -230,10 +307,6 @@ if GAP["enabled"] and corpus_is_local():
         check_gap_index_fits(TRAIN_IN_MB)
 
 
-def split_dir(wildcards):
-    return str(corpus_root() / wildcards.split)
-
-
 def gap_candidates_of(wildcards):
     """An n-gram prediction's candidate sets, for the share of gaps whose word is among them."""
     if wildcards.system == "unigram":
@@ -255,3 +328,94 @@ def gap_stats(system, split):
     return rules.gap_predictions.output.stats.format(
         context=context, model=model, split=split
     )
+
+
+def experiment_settings():
+    """The settings the results depend on, for the provenance record (not lmplz.temp_dir, not
+    the memory budget)."""
+    keys = ("corpus", "train_split", "eval_splits", "orders", "gap")
+    lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
+    return {**{key: config[key] for key in keys}, "lmplz": lmplz}
+
+
+def corpus_warnings():
+    """What the last fetch found accepted but likely a mistake (see lmgap.fetch)."""
+    try:
+        with open("results/corpus/fetched.json") as handle:
+            return json.load(handle).get("warnings", [])
+    except (OSError, ValueError):
+        return []
+
+
+def stale_tables_warning():
+    """The tables were computed from other corpus files than the manifest now lists."""
+    try:
+        with open("results/provenance.json") as handle:
+            used = json.load(handle)["corpus"]["files"]
+        with open("results/corpus/manifest.json") as handle:
+            current = json.load(handle)["files"]
+    except (OSError, ValueError, KeyError):
+        return None
+    changed = sorted(
+        name
+        for name in set(used) | set(current)
+        if used.get(name, {}).get("sha256") != current.get(name, {}).get("sha256")
+    )
+    if not changed:
+        return None
+    return (
+        f"the tables in results/ were computed from corpus files that differ from those "
+        f"results/corpus/manifest.json lists now ({', '.join(changed)}): run the pipeline to "
+        "bring them up to date"
+    )
+
+
+def main_process_checks():
+    """What only the run a user started should check or say (never a job's own parse)."""
+    if any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv):
+        if not Path("results/tables/perplexity.tsv").exists():
+            raise WorkflowError(
+                "There are no results to report yet: run the pipeline first "
+                "(snakemake --cores 8), then snakemake --report results/report.html."
+            )
+    elif not workflow.dryrun:
+        for folder in ("results", "logs"):
+            try:
+                Path(folder).mkdir(parents=True, exist_ok=True)
+                tempfile.TemporaryFile(dir=folder).close()
+            except OSError as err:
+                raise WorkflowError(
+                    f"cannot write to {Path(folder).resolve()} ({err.strerror}): run the pipeline "
+                    "in a folder you can write to (--directory), or make that one writable."
+                ) from None
+    warnings = list(corpus_warnings())
+    if config["train_split"] in config["eval_splits"]:
+        warnings.append(
+            f"eval_splits scores {config['train_split']}, the split the models are trained on "
+            "(train_split): its perplexities say how well they fit their own text, not how they "
+            "generalise"
+        )
+    warnings.append(stale_tables_warning())
+    for warning in filter(None, warnings):
+        logger.warning(f"lmgap warning: {warning}")
+        WARNED.add(warning)
+
+
+WARNED = set()
+if workflow.is_main_process:
+    main_process_checks()
+
+
+def warn_about_new_corpus(log):
+    """A fetch of this run may have found what the start of the run could not know yet."""
+    for warning in corpus_warnings():
+        if warning not in WARNED:
+            logger.warning(f"lmgap warning: {warning}")
+
+
+onsuccess:
+    warn_about_new_corpus(log)
+
+
+onerror:
+    warn_about_new_corpus(log)

@@ -10,10 +10,29 @@ rule fetch_corpus:
     params:
         source=config["corpus"]["source"],
         commit=config["corpus"]["commit"],
-        clone_dir="resources/corpus/clone",
+        # A git source that follows its newest commit is fetched again when that moves.
+        upstream=UPSTREAM_COMMIT,
+        clone_dir=str(CLONE_DIR),
         required=corpus_required_files(),
     script:
         "../scripts/fetch_corpus.py"
+
+
+# A checkpoint: once it has run, Snakemake looks again at the jobs that depend on it. Each
+# split's text, models and scores depend on its fingerprint (the sha256 of its files), a small
+# file whose content Snakemake compares, so a fetch that brings the same bytes (the corpus moved,
+# another split changed or was added) rebuilds, retrains and rescores nothing.
+checkpoint split_fingerprint:
+    input:
+        record=rules.fetch_corpus.output.record,
+    output:
+        fingerprint="results/corpus/splits/{split}.json",
+    log:
+        "logs/split_fingerprint/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    script:
+        "../scripts/split_fingerprint.py"
 
 
 rule corpus_manifest:
@@ -31,7 +50,7 @@ rule corpus_manifest:
 
 rule rebuild_text:
     input:
-        record=rules.fetch_corpus.output.record,
+        fingerprint=split_fingerprint,
     output:
         text="results/text/{split}.txt",
     log:
@@ -43,15 +62,13 @@ rule rebuild_text:
     resources:
         mem_mb=200,
         cpus=1,
-    params:
-        split_dir=lambda wildcards: str(corpus_root() / wildcards.split),
     script:
         "../scripts/rebuild_text.py"
 
 
 rule document_years:
     input:
-        record=rules.fetch_corpus.output.record,
+        fingerprint=split_fingerprint,
     output:
         years="results/text/{split}.years.tsv",
     log:
@@ -61,7 +78,5 @@ rule document_years:
     resources:
         mem_mb=200,
         cpus=1,
-    params:
-        split_dir=lambda wildcards: str(corpus_root() / wildcards.split),
     script:
         "../scripts/document_years.py"

@@ -3,6 +3,7 @@ rule query:
         binary=rules.train.output.binary,
         text=rules.rebuild_text.output.text,
         query=kenlm_tool("query"),
+        fingerprint=model_and_split_fingerprints,
     output:
         metrics="results/eval/{model}/{split}.json",
         documents="results/eval/{model}/{split}.documents.tsv",

@@ -1,6 +1,6 @@
 rule gap_heldout:
     input:
-        manifest=rules.corpus_manifest.output.manifest,
+        fingerprint=train_fingerprint,
     output:
         heldout="results/gap/heldout.tsv",
         gap_words="results/gap/train_gap_words.tsv",
@@ -12,7 +12,6 @@ rule gap_heldout:
         mem_mb=500,
         cpus=1,
     params:
-        train_dir=lambda wildcards: str(corpus_root() / config["train_split"]),
         wanted=GAP["heldout_lines"],
     script:
         "../scripts/gap_heldout.py"
@@ -22,7 +21,7 @@ rule gap_candidates:
     input:
         text=expand(rules.rebuild_text.output.text, split=config["train_split"]),
         heldout=rules.gap_heldout.output.heldout,
-        record=rules.fetch_corpus.output.record,
+        fingerprint=model_and_split_fingerprints,
     output:
         candidates="results/gap/candidates/{split}.npz",
         coverage="results/gap/candidates/{split}.coverage.json",
@@ -36,7 +35,6 @@ rule gap_candidates:
         mem_mb=gap_index_mem_mb,
         cpus=1,
     params:
-        split_dir=split_dir,
         per_context=GAP["candidates_per_context"],
         frequent=GAP["frequent_words"],
     script:
@@ -67,7 +65,7 @@ rule gap_logprobs:
     input:
         binary=rules.train.output.binary,
         candidates=rules.gap_candidates.output.candidates,
-        record=rules.fetch_corpus.output.record,
+        fingerprint=model_and_split_fingerprints,
         kenlm_python=kenlm_python_for,
     output:
         logprobs="results/gap/logprobs/{model}/{split}.npz",
@@ -81,8 +79,6 @@ rule gap_logprobs:
     resources:
         mem_mb=gap_logprobs_mem_mb,
         cpus=CPUS,
-    params:
-        split_dir=split_dir,
     script:
         "../scripts/gap_logprobs.py"
 
@@ -92,6 +88,7 @@ rule gap_predictions:
         candidates=rules.gap_candidates.output.candidates,
         coverage=rules.gap_candidates.output.coverage,
         logprobs=rules.gap_logprobs.output.logprobs,
+        fingerprint=model_and_split_fingerprints,
     output:
         out="results/gap/{context}/{model}/{split}/out.tsv",
         stats="results/gap/stats/{context}/{model}/{split}.json",
@@ -112,7 +109,7 @@ rule gap_unigram:
     input:
         heldout=rules.gap_heldout.output.heldout,
         gap_words=rules.gap_heldout.output.gap_words,
-        record=rules.fetch_corpus.output.record,
+        fingerprint=model_and_split_fingerprints,
     output:
         out="results/gap/unigram/{split}/out.tsv",
         stats="results/gap/stats/unigram/{split}.json",
@@ -124,7 +121,6 @@ rule gap_unigram:
         mem_mb=500,
         cpus=1,
     params:
-        split_dir=split_dir,
         top_k=GAP["top_k"],
     script:
         "../scripts/gap_unigram.py"
@@ -134,7 +130,7 @@ rule gap_evaluate:
     input:
         out="results/gap/{system}/{split}/out.tsv",
         candidates=gap_candidates_of,
-        record=rules.fetch_corpus.output.record,
+        fingerprint=model_and_split_fingerprints,
     output:
         metrics="results/gap/metrics/{system}/{split}.json",
         lines="results/gap/metrics/{system}/{split}.lines.tsv",
@@ -146,7 +142,6 @@ rule gap_evaluate:
         mem_mb=1000,
         cpus=1,
     params:
-        expected=lambda wildcards: str(corpus_root() / wildcards.split / "expected.tsv"),
         variant=lambda wildcards: wildcards.system.split("/")[0],
     script:
         "../scripts/gap_evaluate.py"
@@ -178,6 +173,7 @@ rule gap_table:
             model=sorted(MODELS),
             split=GAP_SPLITS,
         ),
+        fingerprint=all_fingerprints,
     output:
         tsv=report(
             "results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"

@@ -3,6 +3,7 @@ rule train:
         text=expand(rules.rebuild_text.output.text, split=config["train_split"]),
         lmplz=kenlm_tool("lmplz"),
         build_binary=kenlm_tool("build_binary"),
+        fingerprint=train_fingerprint,
     output:
         # lmplz streams the ARPA model into build_binary; a copy is kept only when asked for.
         **({"arpa": "results/models/{model}/model.arpa"} if config["keep_arpa"] else {}),
@@ -22,5 +23,6 @@ rule train:
         cpus=1,
     params:
         options=model_options,
+        kenlm=kenlm_identity(),
     script:
         "../scripts/train.py"

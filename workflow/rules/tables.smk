@@ -7,6 +7,7 @@ rule perplexity_table:
         ),
         counts=expand(rules.train.output.counts, model=sorted(MODELS)),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        fingerprint=all_fingerprints,
     output:
         tsv=report(
             "results/tables/perplexity.tsv",
@@ -30,6 +31,7 @@ rule cost_table:
             rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]
         ),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        fingerprint=all_fingerprints,
     output:
         tsv=report(
             "results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"
@@ -53,6 +55,7 @@ rule record_run:
         lmplz=kenlm_tool("lmplz"),
         query=kenlm_tool("query"),
         build_binary=kenlm_tool("build_binary"),
+        fingerprint=all_fingerprints,
     output:
         provenance="results/provenance.json",
     log:
@@ -66,17 +69,8 @@ rule record_run:
             "max_order": KENLM_MAX_ORDER,
             "bin_dir": config["kenlm"]["bin_dir"],
         },
-        experiment={
-            key: config[key]
-            for key in (
-                "corpus",
-                "train_split",
-                "eval_splits",
-                "orders",
-                "lmplz",
-                "gap",
-            )
-        },
+        # What the results depend on; lmplz.temp_dir and the memory budget change no result.
+        experiment=experiment_settings(),
     script:
         "../scripts/record_run.py"
 
@@ -90,6 +84,7 @@ rule document_tables:
         ),
         years=expand(rules.document_years.output.years, split=config["eval_splits"]),
         texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
+        fingerprint=all_fingerprints,
     output:
         decades_tsv=report(
             "results/tables/decades.tsv",
@@ -117,6 +112,7 @@ rule plots:
         decades=rules.document_tables.output.decades_tsv,
         documents=rules.document_tables.input.documents,
         years=rules.document_tables.input.years,
+        fingerprint=all_fingerprints,
     output:
         by_order=report(
             "results/plots/perplexity_by_order.png",

@@ -6,12 +6,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.rebuild import write_years
-from lmgap.scriptio import run
+from lmgap.scriptio import run, split_dir
 
 
 def main(log):
-    known = write_years(snakemake.params.split_dir, snakemake.output.years)
-    log.write(f"{known} lines of {snakemake.params.split_dir} have a year\n")
+    known = write_years(split_dir(snakemake), snakemake.output.years)
+    log.write(f"{known} lines of {split_dir(snakemake)} have a year\n")
 
 
 run(snakemake, main)

@@ -6,13 +6,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.gap.candidates import write_candidates
-from lmgap.scriptio import run
+from lmgap.scriptio import run, split_dir
 
 run(
     snakemake,
     lambda log: write_candidates(
         snakemake.input.text[0],
-        snakemake.params.split_dir,
+        split_dir(snakemake),
         snakemake.input.heldout,
         snakemake.params.per_context,
         snakemake.params.frequent,

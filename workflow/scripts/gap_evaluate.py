@@ -6,13 +6,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.gap.evaluate import evaluate
-from lmgap.scriptio import run
+from lmgap.scriptio import run, split_dir
 
 run(
     snakemake,
     lambda log: evaluate(
         snakemake.input.out,
-        snakemake.params.expected,
+        split_dir(snakemake) / "expected.tsv",
         snakemake.output.metrics,
         snakemake.output.lines,
         snakemake.input.candidates[0] if snakemake.input.candidates else None,

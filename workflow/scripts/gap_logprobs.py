@@ -8,13 +8,13 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 sys.path[:0] = list(snakemake.input.kenlm_python)
 
 from lmgap.gap.predict import write_scores
-from lmgap.scriptio import run
+from lmgap.scriptio import run, split_dir
 
 run(
     snakemake,
     lambda log: write_scores(
         snakemake.input.binary,
-        snakemake.params.split_dir,
+        split_dir(snakemake),
         snakemake.input.candidates,
         snakemake.threads,
         snakemake.output.logprobs,

@@ -30,13 +30,14 @@ def raw_lines(path):
             yield line.rstrip(b"\n").removesuffix(b"\r")
 
 
-def write_heldout(train_dir, train_lines, wanted, heldout_path, gap_words_path):
+def write_heldout(train_dir, wanted, heldout_path, gap_words_path):
     """Write the held-out gaps (line, gap word, left, right) and the other lines' gap-word counts.
 
     Gap words are expected.tsv's raw lines, as GEval compares them; contexts are cleaned like the
     rebuilt text. Returns the number of held-out gaps.
     """
     train_dir = Path(train_dir)
+    train_lines = sum(1 for _ in raw_lines(train_dir / "expected.tsv"))
     chosen = set(heldout_line_numbers(train_lines, wanted))
     gap_words = Counter()
     lines = itertools.chain.from_iterable(with_gap_words(train_dir, raw_lines(train_dir / "expected.tsv")))

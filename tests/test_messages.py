@@ -1,0 +1,111 @@
+"""What the pipeline says when something is off: the file, the line, the fix; warnings for what it
+accepts but is likely a mistake, on the console and in the run's log."""
+
+import subprocess
+
+import pytest
+
+from conftest import REPO, demo_corpus, run_pipeline
+
+
+def run_log(workdir):
+    """The text of the newest run's log in .snakemake/log/."""
+    logs = sorted((workdir / ".snakemake/log").glob("*.snakemake.log"))
+    return logs[-1].read_text()
+
+
+@pytest.fixture
+def small(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", seed=9, train_sentences=400, dev_sentences=30)
+    config = {
+        "corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
+    }
+    return corpus, config
+
+
+def test_a_report_before_any_run_says_to_run_the_pipeline_first(tmp_path, small):
+    _, config = small
+    done = run_pipeline(tmp_path / "work", config, "--report", "results/report.html", check=False)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "There are no results to report yet: run the pipeline first" in said
+    assert "metadata" not in said
+
+
+def read_only(folder):
+    """A command prefix under which folder is on a read-only file system (a private bind mount),
+    where the machine allows user namespaces; else the folder made immutable (chattr +i), which
+    even root cannot write into. Returns (prefix, undo)."""
+    mount = ["unshare", "--map-root-user", "--mount"]
+    if subprocess.run([*mount, "true"], capture_output=True).returncode == 0:
+        script = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" "$0" && exec "$@"'
+        return [*mount, "sh", "-c", script, str(folder)], lambda: None
+    subprocess.run(["chattr", "+i", str(folder)], check=True)
+    return [], lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_a_results_folder_that_cannot_be_written_is_named_in_one_line(tmp_path, small):
+    _, config = small
+    work = tmp_path / "work"
+    (work / "results").mkdir(parents=True)
+    prefix, undo = read_only(work / "results")
+    try:
+        done = run_pipeline(work, config, wrapper=prefix, check=False)
+    finally:
+        undo()
+    said = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert f"cannot write to {(work / 'results').resolve()} (" in said and "run the pipeline in a folder you can write to" in said
+    assert "Traceback" not in said
+
+
+def test_scoring_the_training_split_warns_on_the_console_and_in_the_log(tmp_path, small):
+    _, config = small
+    work = tmp_path / "work"
+    done = run_pipeline(work, {**config, "eval_splits": ["dev-0", "train"]})
+    warning = "lmgap warning: eval_splits scores train, the split the models are trained on (train_split)"
+    assert warning in done.stderr and warning in run_log(work)
+
+
+def test_a_byte_order_mark_and_empty_gap_words_are_warned_about(tmp_path, small):
+    corpus, config = small
+    expected = corpus / "dev-0/expected.tsv"
+    lines = expected.read_text().splitlines()
+    lines[4] = lines[9] = ""
+    expected.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n").encode())
+    work = tmp_path / "work"
+    done = run_pipeline(work, config)
+    for warning in (
+        "lmgap warning: dev-0/expected.tsv begins with a byte-order mark, which becomes part of its first gap word",
+        "lmgap warning: dev-0/expected.tsv has empty lines, gaps without a word: line 5, 10",
+    ):
+        assert warning in done.stderr and warning in run_log(work)
+
+
+def test_tables_older_than_the_corpus_manifest_are_warned_about(tmp_path, small):
+    corpus, config = small
+    work = tmp_path / "work"
+    run_pipeline(work, config)
+    lines = (corpus / "dev-0/expected.tsv").read_text().splitlines()
+    (corpus / "dev-0/expected.tsv").write_text("\n".join(["other", *lines[1:]]) + "\n")
+    # Only the manifest is brought up to date; the tables still describe the old corpus.
+    run_pipeline(work, config, "results/corpus/manifest.json")
+    done = run_pipeline(work, config, "--dry-run")
+    assert "lmgap warning: the tables in results/ were computed from corpus files that differ from those " \
+           "results/corpus/manifest.json lists now (dev-0/expected.tsv): run the pipeline" in done.stdout + done.stderr
+    # A run brings them up to date, and the warning goes.
+    run_pipeline(work, config)
+    again = run_pipeline(work, config, "--dry-run")
+    assert "lmgap warning:" not in again.stdout + again.stderr
+
+
+def test_the_readme_error_table_lists_what_the_pipeline_says():
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("## Errors you may meet"):readme.index("A run that is interrupted")]
+    for beginning in (
+        "config.yaml is invalid:", "--config is invalid:", "config.yaml line N, column C:",
+        "… lacks dev-1/in.tsv.xz (eval_splits asks for it)", "is gzip-compressed, not xz",
+        "is a folder without git history", "has a tab in its gap word", "There are no results to report yet",
+        "cannot write to", "lmgap warning:",
+    ):
+        assert beginning in table, beginning

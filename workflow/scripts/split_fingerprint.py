@@ -1,0 +1,14 @@
+"""Entry point of checkpoint split_fingerprint."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.fetch import write_fingerprint
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: write_fingerprint(snakemake.input.record, snakemake.wildcards.split, snakemake.output.fingerprint),
+)
