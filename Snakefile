@@ -24,8 +24,7 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/kenlm.smk"
 include: "workflow/rules/corpus.smk"
-include: "workflow/rules/lm.smk"
-include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/ngram.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/gap.smk"
 
@@ -36,5 +35,5 @@ rule all:
         rules.cost_table.output,
         rules.document_tables.output,
         rules.plots.output,
-        rules.record_run.output,
+        rules.provenance.output,
         rules.gap_table.output if GAP["enabled"] else [],

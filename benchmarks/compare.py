@@ -13,7 +13,6 @@ import csv
 import json
 import os
 import resource
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -26,17 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+import hand_recipe  # noqa: E402
 from generate_corpus import generate  # noqa: E402
 from lmgap.kenlm_output import parse_summary  # noqa: E402
 from lmgap.rebuild import rebuild_split  # noqa: E402
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
-REBUILD = (
-    "xzcat {split}/in.tsv.xz | paste {split}/expected.tsv - | "
-    """perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;print "$f[7] $f[0] $f[8]\\n"' > {text}"""
-)
-
-
 class TreeMemory(threading.Thread):
     """Peak of the summed resident memory of a process and all its descendants, sampled."""
 
@@ -89,17 +83,17 @@ def measured(cmd, **kwargs):
     return {"wall_s": wall, "cpu_s": cpu, "peak_mb": monitor.peak_mb}
 
 
-def hand_recipe(corpus, bin_dir, orders, work):
+def timed_hand_recipe(corpus, bin_dir, orders, work):
     """The seed recipe as a person types it, order after order; returns cost and query summaries."""
     work.mkdir(parents=True)
-    q = shlex.quote
     lines = ["set -euo pipefail"]
     for order in orders:
         lines += [
-            REBUILD.format(split=q(str(corpus / "train")), text="train.txt"),
-            f"{q(str(bin_dir / 'lmplz'))} -o {order} --skip_symbols < train.txt > model{order}.arpa 2> lmplz{order}.log",
-            REBUILD.format(split=q(str(corpus / "dev-0")), text="dev-0.txt"),
-            f"{q(str(bin_dir / 'query'))} model{order}.arpa < dev-0.txt > query{order}.txt 2> query{order}.log",
+            hand_recipe.rebuild_command(corpus / "train", "train.txt"),
+            f"{hand_recipe.lmplz_command(bin_dir / 'lmplz', order, 'train.txt', f'model{order}.arpa')} 2> lmplz{order}.log",
+            hand_recipe.rebuild_command(corpus / "dev-0", "dev-0.txt"),
+            f"{hand_recipe.query_command(bin_dir / 'query', f'model{order}.arpa', 'dev-0.txt')} > query{order}.txt "
+            f"2> query{order}.log",
         ]
     (work / "recipe.sh").write_text("\n".join(lines) + "\n")
     cost = measured(["bash", "recipe.sh"], cwd=work)
@@ -120,7 +114,7 @@ def pipeline(corpus, bin_dir, orders, work):
     # scheduling can remove, so cost["kenlm_cpu_s"] / cores bounds the pipeline's wall time.
     with open(work / "results/tables/cost.tsv") as table:
         rows = list(csv.DictReader(table, delimiter="\t"))
-    cost["kenlm_cpu_s"] = sum(float(row["train_cpu_seconds"]) + float(row["binarize_cpu_seconds"]) for row in rows)
+    cost["kenlm_cpu_s"] = sum(float(row["lmplz_cpu_seconds"]) + float(row["build_binary_cpu_seconds"]) for row in rows)
     numbers = {}
     with open(work / "results/tables/perplexity.tsv") as table:
         for row in csv.DictReader(table, delimiter="\t"):
@@ -150,7 +144,8 @@ def kenlm_tools(given):
         return Path(given)
     bin_dir = REPO / "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
     if not (bin_dir / "query").exists():
-        subprocess.run([SNAKEMAKE, "--cores", "2", "build_kenlm"], cwd=REPO, check=True)
+        tools = [f"resources/kenlm/kenlm-0.3.0-maxorder6/bin/{tool}" for tool in ("lmplz", "query", "build_binary")]
+        subprocess.run([SNAKEMAKE, "--cores", "2", *tools], cwd=REPO, check=True)
     return bin_dir
 
 
@@ -185,7 +180,7 @@ def main():
             run = {"rebuild": rebuild_against_xzcat(corpus, run_dir)}
             run["pipeline"], piped = pipeline(corpus, bin_dir, args.orders, run_dir / "pipeline")
             if not args.pipeline_only:
-                run["hand"], hand = hand_recipe(corpus, bin_dir, args.orders, run_dir / "hand")
+                run["hand"], hand = timed_hand_recipe(corpus, bin_dir, args.orders, run_dir / "hand")
                 run["identical"] = hand == piped
                 run["wall_ratio"] = run["pipeline"]["wall_s"] / run["hand"]["wall_s"]
             report["runs"].append(run)

@@ -1,25 +1,74 @@
-"""Write a corpus in the challenge's format of any size, with statistics like newspaper text.
+"""Corpora in the challenge's format, generated: the one writer of that format, and the two
+sources of text it writes.
 
     .venv/bin/python benchmarks/generate_corpus.py OUT --words 10000000 [--seed 1]
 
-Deterministic from the seed. Words follow a Zipf law over millions of types, so the
-vocabulary keeps growing with size; half the words continue the previous word through a
-hashed successor table, which gives bigrams and trigrams the diversity of real English
-(at 1M words: about 72k types, 413k distinct bigrams, 767k distinct trigrams). The dev
-split is drawn from the same source with another stream of the generator, so it shares
-the language but not the text.
+- NewspaperSource: text with statistics like newspaper text, of any size, for the benchmarks
+  and `make demo`. Words follow a Zipf law over millions of types, so the vocabulary keeps
+  growing with size; half the words continue the previous word through a hashed successor
+  table, which gives bigrams and trigrams the diversity of real English.
+- MarkovSource: a second-order Markov chain whose probabilities are known, so that tests can
+  compare a model with the source's own perplexity and gap distribution.
+
+Both give lines of words; write_split picks each line's gap and writes in.tsv.xz and
+expected.tsv, and write_headers the in-header.tsv the challenge keeps at the top of its
+repository for every split. Everything is deterministic from the seed; the dev split is drawn
+from the same source with another random stream, so it shares the language but not the text.
 """
 
 import argparse
 import lzma
-import sys
+import math
+import random
+from bisect import bisect
+from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
+# in.tsv's columns in the challenge's two layouts: the contexts are always the last two.
+HEADERS = {
+    8: ["FileId", "Paper", "Idx", "Year", "Month", "Day", "LeftContext", "RightContext"],
+    4: ["FileId", "Year", "LeftContext", "RightContext"],
+}
+ESCAPED_BREAK = 0.03  # share of word boundaries that are line breaks in the scan (\n)
+YEARS = (1800.0, 1960.0)
+START, END = "<s>", "</s>"
 
-from lmgap.synth import write_headers  # noqa: E402
+
+def write_headers(root, layout=8):
+    """in-header.tsv and out-header.tsv at the corpus's top level, shared by every split."""
+    (Path(root) / "in-header.tsv").write_text("\t".join(HEADERS[layout]) + "\n")
+    (Path(root) / "out-header.tsv").write_text("GapWord\n")
+
+
+def write_split(split_dir, lines, rng, layout=8, breaks=ESCAPED_BREAK):
+    """Write in.tsv.xz and expected.tsv from lines of words (str): each line's gap is chosen at
+    random, its contexts joined by spaces and, at a share `breaks` of the word boundaries, by the
+    two characters backslash-n, as in the real corpus's scans. Returns the number of lines."""
+    split_dir = Path(split_dir)
+    split_dir.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with lzma.open(split_dir / "in.tsv.xz", "wt", encoding="utf-8", preset=1) as ins, open(
+        split_dir / "expected.tsv", "w", encoding="utf-8"
+    ) as gaps:
+        for count, words in enumerate(lines, start=1):
+            gap = int(rng.integers(len(words)))
+            joints = ["\\n" if r < breaks else " " for r in rng.random(len(words)).tolist()]
+            year = f"{rng.uniform(*YEARS):.4f}"
+            index = count - 1
+            meta = [f"{index:08x}", f"newspaper{index % 97}", str(index), year, "", ""]
+            columns = meta if layout == 8 else [meta[0], year]
+            left, right = _join(words[:gap], joints[:gap]), _join(words[gap + 1 :], joints[gap + 1 :])
+            ins.write("\t".join([*columns, left, right]) + "\n")
+            gaps.write(words[gap] + "\n")
+    return count
+
+
+def _join(words, joints):
+    """The words with the joint after each, but for the last."""
+    return "".join(word + joint for word, joint in zip(words[:-1], joints)) + (words[-1] if words else "")
+
 
 TYPES = 1 << 23  # ranks the Zipf law ranges over: more than any corpus here can exhaust
 FRESH_EXPONENT = 1.2  # Zipf exponent of words drawn afresh
@@ -29,8 +78,6 @@ SUCCESSOR_EXPONENT = 1.0  # ... with Zipf-distributed preference
 SUCCESSOR_TYPES = 50_000  # successors come from the most frequent types
 SUCCESSOR_TYPE_EXPONENT = 0.9
 MEAN_LINE_WORDS = 290  # the real corpus: 123.7M words over 432k lines
-ESCAPED_BREAK = 0.03  # share of word boundaries that are line breaks in the scan (\n)
-YEARS = (1800.0, 1960.0)
 
 
 def zipf_cdf(n, exponent):
@@ -95,67 +142,117 @@ def spelling(ranks):
     return out
 
 
-def write_split(split_dir, language, words, rng):
-    """Cut words into lines, choose a gap in each, and write in.tsv.xz and expected.tsv."""
-    split_dir.mkdir(parents=True, exist_ok=True)
-    lengths = np.maximum(3, rng.lognormal(np.log(MEAN_LINE_WORDS) - 0.125, 0.5, len(words) // 50 + 10)).astype(int)
-    bounds = np.cumsum(lengths)
-    bounds = np.concatenate([[0], bounds[bounds < len(words)], [len(words)]])
-    vocab = spelling(np.unique(words))
-    text = [vocab[w] for w in words.tolist()]
-    breaks = rng.random(len(words)) < ESCAPED_BREAK
-    with lzma.open(split_dir / "in.tsv.xz", "wt", encoding="utf-8", preset=1) as ins, open(
-        split_dir / "expected.tsv", "w", encoding="utf-8"
-    ) as gaps:
-        for line, (start, end) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
-            gap = int(rng.integers(start, end))
-            left = _join(text, breaks, start, gap)
-            right = _join(text, breaks, gap + 1, end)
-            year = rng.uniform(*YEARS)
-            ins.write(f"{line:08x}\tnewspaper{line % 97}\t{line}\t{year:.4f}\t\t\t{left}\t{right}\n")
-            gaps.write(text[gap] + "\n")
 
+class NewspaperSource:
+    """Newspaper-like lines: Zipf draws and a successor table shared by every split."""
 
-def _join(text, breaks, start, end):
-    pieces = []
-    for i in range(start, end):
-        pieces.append(text[i])
-        pieces.append("\\n" if breaks[i] else " ")
-    return "".join(pieces[:-1])
+    def __init__(self, seed):
+        self.language = Language(seed)
 
-
-def generate(root, words, seed=1, dev_words=None):
-    """Write train/ and dev-0/ under root; dev-0 has 2.5% of the train size unless given."""
-    root = Path(root)
-    language = Language(seed)
-    dev_words = dev_words or max(10_000, words // 40)
-    for split, count, stream in (("train", words, 0), ("dev-0", dev_words, 1)):
-        rng = np.random.default_rng([seed, stream])
-        for part, (start, stop) in enumerate(_chunks(count)):
-            # Chunks bound the memory at any size; each continues the same stream.
-            part_dir = root / split if part == 0 else root / f".{split}-part{part}"
-            write_split(part_dir, language, language.words(stop - start, rng), rng)
-        _merge_parts(root, split)
-    # One in-header.tsv and out-header.tsv at the top, shared by every split, as the challenge keeps them.
-    write_headers(root, layout=8)
+    def lines(self, count, rng, mean_words=MEAN_LINE_WORDS):
+        """Lines of about mean_words words (log-normal lengths), count words in all; made a chunk
+        at a time, so that memory stays bounded at any size."""
+        for start in range(0, count, CHUNK_WORDS):
+            words = self.language.words(min(CHUNK_WORDS, count - start), rng)
+            lengths = np.maximum(3, rng.lognormal(np.log(mean_words) - 0.125, 0.5, len(words) // 50 + 10))
+            bounds = np.cumsum(lengths.astype(int))
+            bounds = np.concatenate([[0], bounds[bounds < len(words)], [len(words)]])
+            spelled = spelling(np.unique(words))
+            text = [spelled[w] for w in words.tolist()]
+            for begin, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+                yield text[begin:end]
 
 
 CHUNK_WORDS = 20_000_000
 
 
-def _chunks(count):
-    return [(s, min(s + CHUNK_WORDS, count)) for s in range(0, count, CHUNK_WORDS)]
+def generate(root, words, seed=1, dev_words=None):
+    """Write train/ and dev-0/ under root; dev-0 has 2.5% of the train size unless given."""
+    root = Path(root)
+    source = NewspaperSource(seed)
+    dev_words = dev_words or max(10_000, words // 40)
+    for split, count, stream in (("train", words, 0), ("dev-0", dev_words, 1)):
+        rng = np.random.default_rng([seed, stream])
+        write_split(root / split, source.lines(count, rng), rng)
+    write_headers(root, layout=8)
 
 
-def _merge_parts(root, split):
-    """Append the later chunks' files to the first chunk's (xz streams concatenate)."""
-    parts = sorted(root.glob(f".{split}-part*"), key=lambda p: int(p.name.rsplit("part", 1)[1]))
-    for part in parts:
-        for name in ("in.tsv.xz", "expected.tsv"):
-            with open(root / split / name, "ab") as out:
-                out.write((part / name).read_bytes())
-            (part / name).unlink()
-        part.rmdir()
+class MarkovSource:
+    """P(w | a, b) = (1 - end) * (mix * Zipf(w) + (1 - mix) * T_ab(w)), with T_ab on `successors` words."""
+
+    def __init__(self, vocab_size=50, successors=5, mix=0.1, end=0.08, zipf=1.1, seed=0):
+        self.words = [f"w{i}" for i in range(vocab_size)]
+        weights = [1 / (rank + 1) ** zipf for rank in range(vocab_size)]
+        total = sum(weights)
+        self.unigram = [w / total for w in weights]
+        self.unigram_cum = list(accumulate(self.unigram))
+        self.successors, self.mix, self.end, self.seed = successors, mix, end, seed
+        self._tables = {}
+
+    def _table(self, context):
+        """The context's own successors and their probabilities, fixed by the seed."""
+        if context not in self._tables:
+            rng = random.Random(f"{self.seed}:{context[0]}:{context[1]}")
+            chosen = rng.sample(range(len(self.words)), self.successors)
+            raw = [rng.gammavariate(1.0, 1.0) for _ in chosen]
+            total = sum(raw)
+            probs = {word: r / total for word, r in zip(chosen, raw)}
+            self._tables[context] = (chosen, list(accumulate(probs[w] for w in chosen)), probs)
+        return self._tables[context]
+
+    def end_probability(self, context):
+        return 0.0 if context[1] == START else self.end
+
+    def probability(self, word, context):
+        """P(word | context), word an index into self.words or END."""
+        end = self.end_probability(context)
+        if word == END:
+            return end
+        _, _, probs = self._table(context)
+        return (1 - end) * (self.mix * self.unigram[word] + (1 - self.mix) * probs.get(word, 0.0))
+
+    def sentence(self, rng, max_length=60):
+        """Word indices of one sentence (at least one word)."""
+        context, out = (START, START), []
+        while len(out) < max_length:
+            if rng.random() < self.end_probability(context):
+                break
+            if rng.random() < self.mix:
+                word = min(bisect(self.unigram_cum, rng.random() * self.unigram_cum[-1]), len(self.words) - 1)
+            else:
+                chosen, cum, _ = self._table(context)
+                word = chosen[min(bisect(cum, rng.random() * cum[-1]), len(chosen) - 1)]
+            out.append(word)
+            context = (context[1], word)
+        return out
+
+    def log10_probability(self, sentence):
+        """log10 P of a sentence and its </s>, as an n-gram model scores it."""
+        context, total = (START, START), 0.0
+        for word in sentence:
+            total += math.log10(self.probability(word, context))
+            context = (context[1], word)
+        return total + math.log10(self.probability(END, context))
+
+    def perplexity(self, sentences):
+        """The source's own perplexity on sentences, counting one </s> per sentence."""
+        logprob = sum(self.log10_probability(s) for s in sentences)
+        tokens = sum(len(s) + 1 for s in sentences)
+        return 10 ** (-logprob / tokens)
+
+
+
+def write_corpus(root, source, train_sentences, dev_sentences, seed=0, layout=8):
+    """A corpus of a MarkovSource's sentences, one per line, with train/ and dev-0/; returns the
+    dev sentences (word indices)."""
+    rng = random.Random(seed)
+    train = [source.sentence(rng) for _ in range(train_sentences)]
+    dev = [source.sentence(rng) for _ in range(dev_sentences)]
+    writer = np.random.default_rng(seed)
+    for split, sentences in (("train", train), ("dev-0", dev)):
+        write_split(Path(root) / split, ([source.words[w] for w in s] for s in sentences), writer, layout)
+    write_headers(root, layout)
+    return dev
 
 
 def main():

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from lmgap.synth import MarkovSource, write_corpus  # noqa: E402
+from generate_corpus import MarkovSource, write_corpus  # noqa: E402
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
@@ -70,9 +70,9 @@ def jobs_run(done):
 def kenlm_bin(tmp_path_factory):
     """KenLM's tools, built once by the pipeline's own build_kenlm rule."""
     workdir = tmp_path_factory.mktemp("kenlm")
-    run_pipeline(workdir, {"orders": [3]}, "build_kenlm")
-    (bin_dir,) = workdir.glob("resources/kenlm/*/bin")
-    return bin_dir
+    tools = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
+    run_pipeline(workdir, {"orders": [3]}, *(f"{tools}/{tool}" for tool in ("lmplz", "query", "build_binary")))
+    return workdir / tools
 
 
 def read_table(workdir, name="perplexity.tsv"):

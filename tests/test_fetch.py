@@ -9,7 +9,7 @@ import pytest
 
 from lmgap.errors import LmgapError
 from lmgap.fetch import fetch_corpus, required_files, write_fingerprint, write_manifest
-from lmgap.synth import MarkovSource, write_corpus
+from generate_corpus import MarkovSource, write_corpus
 
 REQUIRED = required_files("train", ["dev-0"], test_a=False)
 

@@ -62,14 +62,41 @@ def score_text(tmp_path, kenlm_bin, arpa, text, order):
         return query(kenlm_bin / "query", tmp_path / "model.arpa", tmp_path / "text.txt", order, log)
 
 
-def test_srilm_documented_example():
-    # SRILM's ngram -ppl: 1 sentence, 9 words, 1 OOV, 0 zeroprobs, logprob -20.406.
-    # The printed logprob is rounded to 0.001, which moves ppl by up to 0.0005 / 9 * ln 10 of itself.
-    figures = srilm_perplexities(-20.406, words=9, oovs=1, sentences=1)
-    assert figures["srilm_ppl"] == pytest.approx(185.068, rel=0.0005 / 9 * math.log(10))
-    assert figures["srilm_ppl1"] == pytest.approx(355.426, rel=0.0005 / 8 * math.log(10))
-    # Both denominators, checked exactly: ppl over 9 - 1 + 1 tokens, ppl1 over 9 - 1.
-    assert figures == {"srilm_ppl": 10 ** (20.406 / 9), "srilm_ppl1": 10 ** (20.406 / 8)}
+# `ngram -ppl` output that SRILM's users published (sentences, words, OOVs, logprob, ppl, ppl1 as
+# printed), OOVs in each: a 3-word Vietnamese sentence whose per-word probabilities were printed
+# too (learn-play-learn: p(hoc | <s>) = -1.556302, <unk>, -1.079181, </s> -0.30103), a Chinese
+# question, a line that is only an OOV (ppl1 undefined), a 1,640-sentence held-out set of a
+# Kaldi recipe and a German novel's 102 sentences.
+SRILM_PRINTED = [
+    (1, 3, 1, "-2.936513", "9.524403", "29.39386"),
+    (1, 6, 1, "-13.8947", "206.912", "601.096"),
+    (1, 1, 1, "-1.291743", "19.57686", "undefined"),
+    (1640, 27119, 170, "-50683.1", "59.2678", "75.9811"),
+    (102, 1648, 1, "-3094.877", "58.8183", "75.70068"),
+]
+
+
+def tolerance(logprob, printed, counted):
+    """How far a value computed from the printed (rounded) logprob may lie from SRILM's printed
+    one: the logprob's last digit moves the exponent, the printed value's own last digit rounds."""
+    last = lambda text: 10.0 ** -len(text.split(".")[1])  # noqa: E731
+    return math.log(10) * last(logprob) / 2 / counted + last(printed) / 2 / float(printed)
+
+
+@pytest.mark.parametrize("sentences, words, oovs, logprob, ppl, ppl1", SRILM_PRINTED)
+def test_srilm_columns_reproduce_what_srilm_printed(sentences, words, oovs, logprob, ppl, ppl1):
+    figures = srilm_perplexities(float(logprob), words=words, oovs=oovs, sentences=sentences)
+    counted = words - oovs
+    assert figures["srilm_ppl"] == pytest.approx(float(ppl), rel=tolerance(logprob, ppl, counted + sentences))
+    if ppl1 == "undefined":
+        assert math.isnan(figures["srilm_ppl1"])
+    else:
+        assert figures["srilm_ppl1"] == pytest.approx(float(ppl1), rel=tolerance(logprob, ppl1, counted))
+
+
+def test_srilm_logprob_of_the_published_sentence_is_its_in_vocabulary_words():
+    # The sentence's printed word probabilities; the OOV (-inf) is left out, </s> counted.
+    assert sum([-1.556302, -1.079181, -0.30103]) == pytest.approx(float(SRILM_PRINTED[0][3]), abs=5e-7)
 
 
 def test_one_billion_word_oov_rate_example(tmp_path, kenlm_bin):
@@ -78,39 +105,38 @@ def test_one_billion_word_oov_rate_example(tmp_path, kenlm_bin):
     arpa = re.sub(r"\bb\b", "like", re.sub(r"\ba\b", "I", TINY_ARPA))
     scores, _ = score_text(tmp_path, kenlm_bin, arpa, "I like bench-marking\n", order=3)
     assert (scores.tokens, scores.oovs) == (4, 1)
-    assert split_figures(scores.raw())["oov_rate"] == 0.25
+    assert split_figures(scores.sums())["oov_rate"] == 0.25
 
 
 def test_hand_made_model_scored_by_hand(tmp_path, kenlm_bin):
     scores, summary = score_text(tmp_path, kenlm_bin, TINY_ARPA, TEXT, order=3)
-    raw = scores.raw()
+    sums = scores.sums()
     tokens = [token for line in BY_HAND for token in line]
-    assert (raw["tokens"], raw["oovs"], raw["sentences"]) == (len(tokens), 2, 2)
+    assert (sums["tokens"], sums["oovs"], sums["sentences"]) == (len(tokens), 2, 2)
     total = sum(p for p, _, _ in tokens)
     oov_total = sum(p for p, _, oov in tokens if oov)
-    assert raw["log10_prob"] == pytest.approx(total, abs=1e-5)
-    assert raw["log10_prob_oov"] == pytest.approx(oov_total, abs=1e-5)
+    assert sums["log10_prob"] == pytest.approx(total, abs=1e-5)
+    assert sums["log10_prob_oov"] == pytest.approx(oov_total, abs=1e-5)
 
     # Cumulative hits, counted by hand: a k-gram hit is a match of length k or more; OOVs miss.
     lengths = [n for _, n, oov in tokens if not oov]
-    assert raw["matched_length"] == [0, lengths.count(1), lengths.count(2), lengths.count(3)] == [0, 4, 2, 1]
-    assert hit_ratios(raw["matched_length"], raw["tokens"]) == {1: 7 / 9, 2: 3 / 9, 3: 1 / 9}
+    assert sums["matched_length"] == [0, lengths.count(1), lengths.count(2), lengths.count(3)] == [0, 4, 2, 1]
+    assert hit_ratios(sums["matched_length"], sums["tokens"]) == {1: 7 / 9, 2: 3 / 9, 3: 1 / 9}
 
-    figures = split_figures(raw)
+    figures = split_figures(sums)
     assert figures["perplexity_including_oovs"] == pytest.approx(10 ** (-total / 9), rel=1e-6)
     assert figures["perplexity_excluding_oovs"] == pytest.approx(10 ** (-(total - oov_total) / 7), rel=1e-6)
     assert figures["cross_entropy_bits_incl"] == pytest.approx(-total / 9 * math.log2(10), rel=1e-6)
-    assert figures["cross_entropy_bits_incl"] == pytest.approx(math.log2(figures["perplexity_including_oovs"]))
     assert figures["ln_likelihood_excl"] == pytest.approx((total - oov_total) * math.log(10), rel=1e-6)
-    assert figures["likelihood_incl"] * figures["perplexity_including_oovs"] == pytest.approx(1)
+    assert figures["likelihood_incl"] == pytest.approx(10 ** (total / 9), rel=1e-6)
     # 7 words, 2 OOVs, 2 sentences: ppl over 7 - 2 + 2 tokens, ppl1 over 7 - 2.
     assert figures["srilm_ppl"] == pytest.approx(10 ** (-(total - oov_total) / 7), rel=1e-6)
     assert figures["srilm_ppl1"] == pytest.approx(10 ** (-(total - oov_total) / 5), rel=1e-6)
 
     # Recomputed from the sums, KenLM's two perplexities are query's own, bit for bit.
     printed = parse_summary(summary)
-    assert kenlm_perplexities(raw) == {k: printed[k] for k in kenlm_perplexities(raw)}
-    check_against_summary(raw, printed)
+    assert kenlm_perplexities(sums) == {k: printed[k] for k in kenlm_perplexities(sums)}
+    check_against_summary(sums, printed)
     assert [doc[:3] for doc in scores.documents] == [(1, 6, 1), (2, 3, 1)]
 
 
@@ -119,7 +145,7 @@ def test_a_summary_the_tokens_do_not_add_up_to_is_refused(tmp_path, kenlm_bin):
     printed = parse_summary(summary)
     printed["perplexity_including_oovs"] = math.nextafter(printed["perplexity_including_oovs"], 0)
     with pytest.raises(LmgapError, match="per-token sums give perplexity_including_oovs"):
-        check_against_summary(scores.raw(), printed)
+        check_against_summary(scores.sums(), printed)
 
 
 def test_a_line_whose_tokens_disagree_with_its_total_is_refused():
@@ -138,4 +164,4 @@ def test_surfaces_holding_equals_signs_and_zeros_are_read_by_their_id():
     line = b"x=0=5 1 -1.5\ta==0 1 -2\t=0=7 2 -0.25\t</s>=2 1 -0.5\tTotal: -4.25 OOV: 1\n"
     scores, _ = score_output(io.BytesIO(line), order=2)
     assert (scores.tokens, scores.oovs, scores.log10_prob_oov) == (4, 1, -2.0)
-    assert scores.raw()["matched_length"] == [0, 2, 1]
+    assert scores.sums()["matched_length"] == [0, 2, 1]

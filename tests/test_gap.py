@@ -12,9 +12,9 @@ from lmgap.gap.coverage import PRIOR, share
 from lmgap.gap.geval import score_files
 from lmgap.gap.heldout import heldout_line_numbers, read_heldout, write_heldout
 from lmgap.gap.predict import score_candidates, write_scores
-from lmgap.gap.submission import format_line, write_model_predictions
+from lmgap.gap.submission import format_line, normalised, write_model_predictions
 from lmgap.rebuild import read_contexts, rebuild_split
-from lmgap.synth import END, START, MarkovSource, write_corpus
+from generate_corpus import END, START, MarkovSource, write_corpus
 
 
 class Log:
@@ -126,6 +126,9 @@ def test_a_line_lists_top_k_in_order_and_p0_takes_the_rest():
     line, listed, p0 = format_line(["a", "b", "c"], np.array([0.2, 0.5, 0.3]), 2, 0.9)
     assert line == f"b:0.45 c:0.27 :{1 - 0.45 - 0.27:.10g}" and listed == 2
     assert p0 == pytest.approx(0.28)
+    # A candidate whose probability underflowed to zero is left out: `word:0` says nothing.
+    scores = np.array([0.0, -400.0], dtype=np.float32)
+    assert format_line(["a", "b"], normalised(scores), 2, 0.5)[:2] == ("a:0.5 :0.5", 1)
 
 
 def query_totals(kenlm_bin, model, lines):
@@ -156,9 +159,9 @@ def test_scores_differ_as_query_on_the_whole_line_does(markov, kenlm_bin, order,
     for gap, (l, r) in enumerate(contexts):
         lines = [b" ".join(filter(None, [l, w, r])).decode() for w in words]
         totals = query_totals(kenlm_bin, model, lines)
-        mine = left[gap * 5:(gap + 1) * 5].astype(float) + right[gap * 5:(gap + 1) * 5]
+        scored = left[gap * 5:(gap + 1) * 5].astype(float) + right[gap * 5:(gap + 1) * 5]
         # Candidates' scores differ by exactly what query's totals differ by (single precision).
-        assert np.allclose(mine - mine[0], np.array(totals) - totals[0], atol=2e-5), (gap, mine, totals)
+        assert np.allclose(scored - scored[0], np.array(totals) - totals[0], atol=2e-5), (gap, scored, totals)
 
 
 def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, tmp_path):

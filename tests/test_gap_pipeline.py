@@ -13,7 +13,8 @@ from pathlib import Path
 import yaml
 
 from conftest import REPO, demo_corpus, jobs_run, read_table, run_pipeline
-from lmgap.gap.candidates import index_memory_mb
+from lmgap.gap.candidates import CandidateSets, index_memory_mb
+from lmgap.gap.heldout import read_heldout
 
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 LINE = re.compile(r"(\S+:\S+ )*:\S+")
@@ -103,11 +104,11 @@ def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_r
         (work / "config.yaml").write_text(yaml.safe_dump(config))
     # The provenance record holds the experiment's settings, so it is written again too.
     assert jobs_run(done) == {
-        "all": 1, "gap_predictions": 6, "gap_unigram": 1, "gap_evaluate": 7, "gap_table": 1, "record_run": 1,
+        "all": 1, "gap_predictions": 6, "gap_unigram": 1, "gap_evaluate": 7, "gap_table": 1, "provenance": 1,
     }
 
 
-def test_test_a_is_predicted_and_its_gap_words_never_read(tmp_path, kenlm_bin):
+def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeyed(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000, dev_sentences=100)
     (corpus / "test-A").mkdir()
     test_lines = list(lzma.open(corpus / "dev-0/in.tsv.xz", "rt"))[:70]
@@ -115,8 +116,21 @@ def test_test_a_is_predicted_and_its_gap_words_never_read(tmp_path, kenlm_bin):
         handle.writelines(test_lines)
     # A folder where test-A's gap words would be: any attempt to read them would fail the run.
     (corpus / "test-A/expected.tsv").mkdir()
-    config = {"corpus": {"source": str(corpus), "test_a": True}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    config = {
+        "corpus": {"source": str(corpus), "test_a": True}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"top_k": 7, "candidates_per_context": 5, "frequent_words": 3, "heldout_lines": 60},
+    }
     run_pipeline(tmp_path / "work", config)
+    # Each source of candidates gives at most candidates_per_context words, the frequent words are
+    # exactly frequent_words, and the held-out lines are as many as asked for.
+    candidates = CandidateSets.load(tmp_path / "work/results/gap/candidates/test-A.npz")
+    assert len(candidates) == 70
+    for gap in range(70):
+        flags = candidates.of(gap)[1]
+        per_source = [int(((flags >> bit) & 1).sum()) for bit in range(6)]
+        assert max(per_source[:5]) <= 5 and per_source[5] == 3
+    assert max(per_source[:5]) == 5
+    assert len(read_heldout(tmp_path / "work/results/gap/heldout.tsv")) == 60
     gap = tmp_path / "work/results/gap"
     # The submission folder holds what the challenge's repository wants, nothing else.
     assert sorted(str(p.relative_to(gap / "both/o3")) for p in (gap / "both/o3").rglob("*") if p.is_file()) == [
@@ -124,6 +138,7 @@ def test_test_a_is_predicted_and_its_gap_words_never_read(tmp_path, kenlm_bin):
     ]
     predicted = (gap / "both/o3/test-A/out.tsv").read_text(encoding="utf-8").splitlines()
     assert len(predicted) == 70 and all(LINE.fullmatch(line) for line in predicted)
+    assert max(len(line.split(" ")) - 1 for line in predicted) == 7
     assert not (gap / "metrics/both/o3/test-A.json").exists()
     assert [row["split"] for row in read_table(tmp_path / "work", "gap.tsv")] == ["dev-0"] * 3
     manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())

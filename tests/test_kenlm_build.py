@@ -4,6 +4,7 @@ import shutil
 
 import pytest
 
+from conftest import REPO, run_pipeline
 from lmgap import kenlm_build
 from lmgap.errors import LmgapError
 
@@ -35,14 +36,18 @@ def test_cmake_without_boost_names_the_packages(tmp_path):
 
 
 def test_download_refuses_a_wrong_checksum(tmp_path):
+    version, real = kenlm_build.pinned_kenlm(REPO / "requirements-kenlm.txt")
     with open(tmp_path / "pip.log", "w") as log, pytest.raises(LmgapError, match="pinned sha256"):
-        kenlm_build.download_sdist("0.3.0", "0" * 64, tmp_path, log)
+        kenlm_build.download_sdist(version, "0" * 64, tmp_path, log)
+    # pip downloaded the file and refused it for its hash, not for any other failure: it names the
+    # pinned hash and the file's real one, which is the one requirements-kenlm.txt pins.
+    said = (tmp_path / "pip.log").read_text()
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE" in said
+    assert f"Expected sha256 {'0' * 64}" in said and f"Got        {real}" in said
     assert not list(tmp_path.glob("*.tar.gz"))
 
 
 def test_user_tools_below_the_configured_order_stop_the_run(tmp_path, kenlm_bin):
-    from conftest import run_pipeline
-
     config = {"corpus": {"source": str(tmp_path)}, "orders": [3, 7], "kenlm": {"bin_dir": str(kenlm_bin)}}
     done = run_pipeline(tmp_path / "work", config, "--dry-run", check=False)
     assert done.returncode != 0

@@ -1,36 +1,52 @@
-"""Parsing query's summary, as printed with and without `-v summary`."""
+"""Parsing query's summary, on what the real query prints for a hand-made model and text."""
+
+import subprocess
 
 import pytest
 
 from lmgap.errors import LmgapError
 from lmgap.kenlm_output import parse_summary
-
-# query on a two-line text; without -v the last sentence's words share the summary's first line.
-FULL = (
-    "a=3 2 -0.39120662\tb=4 2 -0.4507923\tzz=0 1 -1.3802112\t</s>=2 1 -0.6812412\tTotal: -2.9034514 OOV: 1\n"
-    "c=5 1 -0.9822712\td=6 2 -0.62054336\t</s>=2 1 -0.5\tTotal: -2.1 OOV: 0\n"
-    "Perplexity including OOVs:\t3.04725342455878\n"
-    "Perplexity excluding OOVs:\t2.016731314194437\n"
-    "OOVs:\t1\n"
-    "Tokens:\t7\n"
-    "Name:query\tVmPeak:7560 kB\tVmRSS:4440 kB\tRSSMax:4312 kB\tuser:0\tsys:0.002874\n"
-)
+from test_figures import TEXT, TINY_ARPA
 
 
-def test_summary_numbers_as_printed():
-    assert parse_summary(FULL) == {
-        "perplexity_including_oovs": 3.04725342455878,
-        "perplexity_excluding_oovs": 2.016731314194437,
-        "oovs": 1,
-        "tokens": 7,
-    }
+@pytest.fixture
+def printed(tmp_path, kenlm_bin):
+    """query's output on TEXT with TINY_ARPA, by verbosity: its default (every token, each line's
+    total, the summary), and the summary alone."""
+    (tmp_path / "model.arpa").write_text(TINY_ARPA)
+
+    def run(*verbosity, text=TEXT):
+        done = subprocess.run(
+            [str(kenlm_bin / "query"), *verbosity, str(tmp_path / "model.arpa")],
+            input=text, capture_output=True, text=True, check=True,
+        )
+        return done.stdout
+
+    return run
 
 
-def test_summary_glued_to_last_sentence():
-    glued = FULL.replace("Total: -2.1 OOV: 0\nPerplexity", "Perplexity")
-    assert parse_summary(glued)["perplexity_including_oovs"] == 3.04725342455878
+def test_the_summary_read_follows_from_the_lines_query_printed(printed):
+    lines = [line.split("\t") for line in printed().splitlines() if "Total: " in line]
+    tokens = [token for line in lines for token in line[:-1]]
+    totals = [float(line[-1].split()[1]) for line in lines]
+    oov_probabilities = [float(token.split()[2]) for token in tokens if token.split()[0].endswith("=0")]
+    for output in (printed(), printed("-v", "summary")):
+        summary = parse_summary(output)
+        assert (summary["tokens"], summary["oovs"]) == (len(tokens), len(oov_probabilities)) == (9, 2)
+        # query adds each line in single precision: the printed totals are that, so the
+        # perplexities follow from them to single precision.
+        assert summary["perplexity_including_oovs"] == pytest.approx(10 ** (-sum(totals) / 9), rel=1e-6)
+        in_vocabulary = sum(totals) - sum(oov_probabilities)
+        assert summary["perplexity_excluding_oovs"] == pytest.approx(10 ** (-in_vocabulary / 7), rel=1e-6)
 
 
-def test_missing_summary_is_an_error():
-    with pytest.raises(LmgapError, match="perplexity_excluding_oovs"):
-        parse_summary("Perplexity including OOVs:\t3.0\nOOVs:\t1\nTokens:\t7\n")
+def test_a_text_without_a_final_newline_puts_the_summary_after_its_last_words(printed):
+    output = printed(text=TEXT.rstrip("\n"))
+    assert "\tPerplexity including OOVs:\t" in output
+    assert parse_summary(output) == parse_summary(printed("-v", "summary", text=TEXT.rstrip("\n")))
+
+
+def test_a_summary_without_a_figure_is_an_error(printed):
+    output = "".join(line for line in printed("-v", "summary").splitlines(keepends=True) if "excluding" not in line)
+    with pytest.raises(LmgapError, match="query printed no perplexity_excluding_oovs"):
+        parse_summary(output)

@@ -7,43 +7,15 @@ import json
 import lzma
 import math
 import re
-import shlex
 import subprocess
 
 import pytest
 import yaml
 
+import hand_recipe
 from conftest import REPO, read_table, run_pipeline
 from lmgap.figures import kenlm_perplexities
-from lmgap.synth import MarkovSource, write_corpus
-
-SEED_RECIPE = (
-    "xzcat {split}/in.tsv.xz | paste {split}/expected.tsv - | "
-    """perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;print "$f[7] $f[0] $f[8]\\n"' > {text}"""
-)
-
-
-def hand_recipe(corpus, bin_dir, order, work):
-    """The seed recipe as a person types it; returns query's summary as printed strings."""
-    q = shlex.quote
-    for split in ("train", "dev-0"):
-        script = SEED_RECIPE.format(split=q(str(corpus / split)), text=q(str(work / f"{split}.txt")))
-        subprocess.run(["bash", "-c", script], check=True)
-    arpa = work / f"model{order}.arpa"
-    subprocess.run(
-        f"{q(str(bin_dir / 'lmplz'))} -o {order} --skip_symbols < {q(str(work / 'train.txt'))} > {q(str(arpa))}",
-        shell=True, check=True, capture_output=True,
-    )
-    done = subprocess.run(
-        f"{q(str(bin_dir / 'query'))} {q(str(arpa))} < {q(str(work / 'dev-0.txt'))}",
-        shell=True, check=True, capture_output=True, text=True,
-    )
-    summary = {}
-    for line in done.stdout.splitlines():
-        label, _, value = line.rpartition(":\t")
-        summary[label.rpartition("\t")[2]] = value
-    return summary
-
+from generate_corpus import MarkovSource, write_corpus
 
 def test_kenlm_build_has_the_configured_maximum_order(kenlm_bin):
     done = subprocess.run([str(kenlm_bin / "query")], capture_output=True, text=True)
@@ -54,7 +26,7 @@ def test_every_number_equals_the_hand_recipe(demo_run, kenlm_bin, tmp_path):
     rows = read_table(demo_run / "work")
     assert [(row["order"], row["split"]) for row in rows] == [("3", "dev-0"), ("4", "dev-0"), ("5", "dev-0")]
     for row in rows:
-        printed = hand_recipe(demo_run / "corpus", kenlm_bin, int(row["order"]), tmp_path)
+        printed = hand_recipe.run(demo_run / "corpus", kenlm_bin, int(row["order"]), tmp_path)
         assert float(row["perplexity_including_oovs"]) == float(printed["Perplexity including OOVs"])
         assert float(row["perplexity_excluding_oovs"]) == float(printed["Perplexity excluding OOVs"])
         assert row["oovs"] == printed["OOVs"] and row["tokens"] == printed["Tokens"]
@@ -66,8 +38,8 @@ def test_every_number_equals_the_hand_recipe(demo_run, kenlm_bin, tmp_path):
 def test_markdown_table_has_one_row_per_order(demo_run):
     md = (demo_run / "work/results/tables/perplexity.md").read_text()
     rows = read_table(demo_run / "work")
-    body = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| Order")]
-    assert [line.split(" | ")[0] for line in body] == ["| 3", "| 4", "| 5"]
+    body = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith("| Model")]
+    assert [line.split(" | ")[0] for line in body] == ["| o3", "| o4", "| o5"]
     for line, row in zip(body, rows):
         assert f"| {float(row['perplexity_including_oovs']):.2f} |" in line
         assert f"| {100 * float(row['oov_rate']):.2f}% |" in line
@@ -134,7 +106,7 @@ def test_cost_table_has_a_row_per_model(demo_run):
     for row in rows:
         binary = demo_run / f"work/results/models/{row['model']}/model.binary"
         assert int(row["binary_bytes"]) == binary.stat().st_size
-        assert float(row["train_seconds"]) > 0 and float(row["peak_rss_mb"]) > 0
+        assert float(row["lmplz_seconds"]) > 0 and float(row["peak_rss_mb"]) > 0
 
 
 def test_bad_discounts_name_the_config_key_and_the_fallback_works(tmp_path, kenlm_bin):
@@ -157,33 +129,51 @@ def query_one_line(kenlm_bin, model, line):
     return float(done.stdout.decode().splitlines()[0].split("\t")[1])
 
 
+def matched_lengths(kenlm_bin, model, text):
+    """Each token's matched n-gram length as `query -v word` prints it (0 for an OOV, id 0)."""
+    done = subprocess.run(
+        [str(kenlm_bin / "query"), "-v", "word", str(model)], stdin=open(text, "rb"), capture_output=True, check=True
+    )
+    lengths = []
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        for token in line.split("\t"):
+            surface_id, _, rest = token.partition(" ")
+            if rest and "=" in surface_id:
+                lengths.append(0 if surface_id.rsplit("=", 1)[1] == "0" else int(rest.split()[0]))
+    return lengths
+
+
 def test_per_token_figures_reproduce_query_on_every_model_and_document(demo_run, kenlm_bin):
     work = demo_run / "work"
     texts = (work / "results/text/dev-0.txt").read_bytes().splitlines(keepends=True)
     for row in read_table(work):
         record = json.loads((work / f"results/eval/{row['model']}/dev-0.json").read_text())
-        raw, printed = record["raw"], record["kenlm_summary"]
+        sums, printed = record["sums"], record["kenlm_summary"]
         # Bit for bit: query's own summary, and the table's text of it.
-        assert kenlm_perplexities(raw) == {k: printed[k] for k in kenlm_perplexities(raw)}
+        assert kenlm_perplexities(sums) == {k: printed[k] for k in kenlm_perplexities(sums)}
         assert row["perplexity_excluding_oovs"] == repr(printed["perplexity_excluding_oovs"])
-        assert float(row["oov_rate"]) == raw["oovs"] / raw["tokens"]
-        assert int(row["words"]) == raw["tokens"] - 600 and int(row["sentences"]) == 600
-        hits = [float(row[f"hit_ratio_{k}"]) for k in range(1, int(row["order"]) + 1)]
-        assert hits == sorted(hits, reverse=True) and hits[0] == 1 - raw["oovs"] / raw["tokens"]
+        # Counts against query's own summary and the text itself.
+        assert float(row["oov_rate"]) == printed["oovs"] / printed["tokens"]
+        assert int(row["words"]) == sum(len(line.split()) for line in texts) and int(row["sentences"]) == 600
+        # Hit ratios against the n-gram lengths query prints for each token, read here by hand.
+        model = work / f"results/models/{row['model']}/model.binary"
+        lengths = matched_lengths(kenlm_bin, model, work / "results/text/dev-0.txt")
+        assert len(lengths) == printed["tokens"]
+        for k in range(1, int(row["order"]) + 1):
+            assert float(row[f"hit_ratio_{k}"]) == sum(length >= k for length in lengths) / len(lengths)
 
         documents = list(csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t"))
         assert [int(d["line"]) for d in documents] == list(range(1, 601))
-        assert sum(int(d["tokens"]) for d in documents) == raw["tokens"]
-        assert sum(int(d["oovs"]) for d in documents) == raw["oovs"]
+        assert sum(int(d["tokens"]) for d in documents) == sums["tokens"]
+        assert sum(int(d["oovs"]) for d in documents) == sums["oovs"]
         # A document's perplexity is query's on that line alone.
-        model = work / f"results/models/{row['model']}/model.binary"
         for doc in (documents[0], documents[299], max(documents, key=lambda d: int(d["oovs"]))):
-            mine = float(doc["perplexity_including_oovs"])
-            assert mine == query_one_line(kenlm_bin, model, texts[int(doc["line"]) - 1])
-            sums = {key: int(doc[key]) for key in ("tokens", "oovs")}
-            sums.update({key: float(doc[key]) for key in ("log10_prob", "log10_prob_oov")})
-            assert kenlm_perplexities(sums) == {
-                "perplexity_including_oovs": mine,
+            tabled = float(doc["perplexity_including_oovs"])
+            assert tabled == query_one_line(kenlm_bin, model, texts[int(doc["line"]) - 1])
+            doc_sums = {key: int(doc[key]) for key in ("tokens", "oovs")}
+            doc_sums.update({key: float(doc[key]) for key in ("log10_prob", "log10_prob_oov")})
+            assert kenlm_perplexities(doc_sums) == {
+                "perplexity_including_oovs": tabled,
                 "perplexity_excluding_oovs": float(doc["perplexity_excluding_oovs"]),
             }
 
@@ -201,9 +191,9 @@ def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):
     texts = (work / "results/text/dev-0.txt").read_text().splitlines()
     for row in read_table(work):
         documents = list(csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t"))
-        mine = [d for d in decades if d["model"] == row["model"]]
-        assert sum(int(d["tokens"]) for d in mine) == int(row["tokens"])
-        for decade in mine:
+        model_decades = [d for d in decades if d["model"] == row["model"]]
+        assert sum(int(d["tokens"]) for d in model_decades) == int(row["tokens"])
+        for decade in model_decades:
             start = int(decade["decade"][:-1])
             docs = [d for d, year in zip(documents, years) if start <= year < start + 10]
             assert int(decade["documents"]) == len(docs)

@@ -5,11 +5,9 @@ import subprocess
 
 import pytest
 
+import hand_recipe
 from lmgap.errors import LmgapError
 from lmgap.rebuild import rebuild_split
-
-# The seed recipe; for the 4-column layout the contexts are fields 3 and 4 of the pasted line.
-PERL = {8: 'print "$f[7] $f[0] $f[8]\\n"', 4: 'print "$f[3] $f[0] $f[4]\\n"'}
 
 TRICKY_CONTEXTS = [
     (b"the old\\nmill", b"stood\\n\\nthere"),
@@ -39,11 +37,10 @@ def write_split(split_dir, layout, gap_words, contexts, header=True, final_newli
 
 
 def seed_recipe(split_dir, layout):
-    script = (
-        f"xzcat {split_dir}/in.tsv.xz | paste {split_dir}/expected.tsv - | "
-        f"perl -ne 'chomp;s/\\\\n/ /g;s/<s>/ /g;@f=split/\\t/;{PERL[layout]}'"
-    )
-    return subprocess.run(["bash", "-c", script], capture_output=True, check=True).stdout
+    """The bytes the hand recipe's rebuild command writes for a split."""
+    out = split_dir.parent / f"{split_dir.name}.recipe.txt"
+    subprocess.run(["bash", "-c", hand_recipe.rebuild_command(split_dir, out, layout)], check=True)
+    return out.read_bytes()
 
 
 @pytest.mark.parametrize("layout", [8, 4])

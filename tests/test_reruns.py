@@ -10,9 +10,9 @@ from conftest import demo_corpus, jobs_executed, run_pipeline
 
 # Jobs that run after any change of the corpus's files or place: the fetch, each split's
 # fingerprint (train and dev-0 here) and what records the corpus.
-FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "record_run": 1, "all": 1}
+FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "provenance": 1, "all": 1}
 # What every table depends on; rewritten whenever a model or a scored split changes.
-TABLES = {"perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "gap_table": 1, "record_run": 1}
+TABLES = {"perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "gap_table": 1, "provenance": 1}
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,7 @@ def decade_frame(documents):
             continue
         for decade, group in frame.groupby(frame["year"].map(decade_of), sort=True):
             # fsum is exact: a decade's figures do not depend on the order of its documents.
-            raw = {
+            sums = {
                 "tokens": int(group["tokens"].sum()),
                 "oovs": int(group["oovs"].sum()),
                 "log10_prob": math.fsum(group["log10_prob"]),
@@ -49,7 +49,7 @@ def decade_frame(documents):
             }
             rows.append({
                 "model": model, "split": split, "decade": decade, "documents": len(group),
-                **kenlm_perplexities(raw), "tokens": raw["tokens"], "oovs": raw["oovs"],
+                **kenlm_perplexities(sums), "tokens": sums["tokens"], "oovs": sums["oovs"],
             })
     return pd.DataFrame(rows, columns=[
         "model", "split", "decade", "documents", "perplexity_including_oovs",

@@ -1,4 +1,4 @@
-"""Every figure of an evaluated split, from the raw sums that scoring.py keeps.
+"""Every figure of an evaluated split, from the sums that scoring.py keeps.
 
 Names: `incl` counts every predicted token, out-of-vocabulary words scored as <unk>; `excl`
 leaves out-of-vocabulary tokens out of both the log-probability and the count. Predicted tokens
@@ -11,10 +11,10 @@ LOG2_10 = math.log2(10)
 LN_10 = math.log(10)
 
 
-def kenlm_perplexities(raw):
+def kenlm_perplexities(sums):
     """KenLM query's two perplexities, computed exactly as query computes them."""
-    tokens, oovs = raw["tokens"], raw["oovs"]
-    total, total_oov = raw["log10_prob"], raw["log10_prob_oov"]
+    tokens, oovs = sums["tokens"], sums["oovs"]
+    total, total_oov = sums["log10_prob"], sums["log10_prob_oov"]
     return {
         "perplexity_including_oovs": pow(10.0, -(total / tokens)),
         "perplexity_excluding_oovs": pow(10.0, -((total - total_oov) / (tokens - oovs))) if tokens > oovs else math.nan,
@@ -47,14 +47,14 @@ def hit_ratios(matched_length, tokens):
     return dict(sorted(ratios.items()))
 
 
-def split_figures(raw):
+def split_figures(sums):
     """All figures of one model on one split, as a flat dict of column name to value."""
-    tokens, oovs, sentences = raw["tokens"], raw["oovs"], raw["sentences"]
+    tokens, oovs, sentences = sums["tokens"], sums["oovs"], sums["sentences"]
     words = tokens - sentences
-    log10 = {"incl": raw["log10_prob"], "excl": raw["log10_prob"] - raw["log10_prob_oov"]}
+    log10 = {"incl": sums["log10_prob"], "excl": sums["log10_prob"] - sums["log10_prob_oov"]}
     counted = {"incl": tokens, "excl": tokens - oovs}
     figures = {
-        **kenlm_perplexities(raw),
+        **kenlm_perplexities(sums),
         "oovs": oovs,
         "tokens": tokens,
         "sentences": sentences,
@@ -70,6 +70,6 @@ def split_figures(raw):
     figures["likelihood_incl"] = 1 / figures["perplexity_including_oovs"]
     figures["likelihood_excl"] = 1 / figures["perplexity_excluding_oovs"]
     figures.update(srilm_perplexities(log10["excl"], words, oovs, sentences))
-    for k, ratio in hit_ratios(raw["matched_length"], tokens).items():
+    for k, ratio in hit_ratios(sums["matched_length"], tokens).items():
         figures[f"hit_ratio_{k}"] = ratio
     return figures

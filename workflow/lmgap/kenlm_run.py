@@ -16,16 +16,15 @@ from .kenlm_output import arpa_header_counts
 from .scoring import score_output
 
 
-def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, arpa, prune=(), discount_fallback=False):
-    """The lmplz argument list: never a shell string, so no config value is interpreted."""
+def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, prune=(), discount_fallback=False):
+    """The lmplz argument list: never a shell string, so no config value is interpreted. Without
+    --arpa, lmplz writes the model to its standard output, which build_binary reads."""
     cmd = [str(lmplz), "-o", str(order), "--skip_symbols", "-S", f"{int(mem_mb)}M", "-T", str(temp_prefix)]
     if prune:
         cmd += ["--prune", *(str(p) for p in prune)]
     if discount_fallback:
         cmd.append("--discount_fallback")
-    cmd += ["--text", str(text)]
-    # Without --arpa, lmplz writes the model to its standard output.
-    return cmd + ["--arpa", str(arpa)] if arpa else cmd
+    return cmd + ["--text", str(text)]
 
 
 def temp_dir(config, model):
@@ -60,7 +59,7 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
             "in config.yaml to a folder you can write to."
         ) from None
-    lmplz_cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, None, prune, discount_fallback)
+    lmplz_cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, prune, discount_fallback)
     try:
         with contextlib.ExitStack() as outputs:
             binary_tmp = outputs.enter_context(atomic_path(binary))
@@ -72,8 +71,8 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
                 # The commands as a person would type them, -S included, to rerun or audit a model.
                 log.write(f"{shlex.join(lmplz_cmd)} | {shlex.join(bb_cmd)}\n")
                 log.flush()
-                trainer = Stage(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
-                binariser = Stage(bb_cmd, stdin=subprocess.PIPE, stdout=bb_err, stderr=subprocess.STDOUT)
+                trainer = MeasuredProcess(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
+                binariser = MeasuredProcess(bb_cmd, stdin=subprocess.PIPE, stdout=bb_err, stderr=subprocess.STDOUT)
                 try:
                     counts = relay_arpa(trainer.process.stdout, binariser.process.stdin, copy)
                 finally:
@@ -99,7 +98,7 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
     return counts, {"lmplz": trainer.usage, "build_binary": binariser.usage}
 
 
-class Stage:
+class MeasuredProcess:
     """A child process whose wall time, CPU time and peak memory are measured when it ends."""
 
     def __init__(self, cmd, **kwargs):

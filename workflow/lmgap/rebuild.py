@@ -59,7 +59,6 @@ def check_line(line, columns):
 
 
 BLOCK = 1 << 20
-F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, which Python names only from 3.10 on Linux
 
 
 class CorruptInput(Exception):
@@ -95,7 +94,7 @@ def _blocks(path, compressed):
 def _drained(pipe):
     """Blocks of a pipe widened to a megabyte, so that xz runs ahead while a block is rebuilt."""
     with contextlib.suppress(OSError):
-        fcntl.fcntl(pipe.fileno(), F_SETPIPE_SZ, 1 << 20)
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
     yield from iter(lambda: pipe.read1(BLOCK), b"")
 
 

@@ -90,7 +90,7 @@ class SplitScores:
         self.matched_length += np.bincount(lengths[~oov], minlength=self.order + 1)
         self.documents.append((number, count, oovs, total, oov_sum))
 
-    def raw(self):
+    def sums(self):
         """The sums every figure is computed from (see figures.py)."""
         return {
             "sentences": self.sentences,
@@ -115,18 +115,18 @@ def score_output(lines, order):
     return scores, "".join(summary)
 
 
-def check_against_summary(raw, printed):
+def check_against_summary(sums, printed):
     """Recompute KenLM's two perplexities from the sums; they must equal what query printed."""
-    mine = kenlm_perplexities(raw)
-    for key, value in mine.items():
+    recomputed = kenlm_perplexities(sums)
+    for key, value in recomputed.items():
         if value != printed[key]:
             raise LmgapError(
                 f"the per-token sums give {key} = {value!r} but query printed {printed[key]!r}; "
                 "the per-token output was misread"
             )
     for key in ("oovs", "tokens"):
-        if raw[key] != printed[key]:
-            raise LmgapError(f"the per-token output counts {raw[key]} {key} but query printed {printed[key]}")
+        if sums[key] != printed[key]:
+            raise LmgapError(f"the per-token output counts {sums[key]} {key} but query printed {printed[key]}")
 
 
 def write_documents(documents, path):

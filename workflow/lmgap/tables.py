@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -19,27 +20,64 @@ FIGURES = [
 ]
 INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total"}
 
-DEFINITIONS = """\
-Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):
+# The meaning of every column of perplexity.tsv, written once: the Markdown table's note and the
+# report's caption are made from it, and the README's table is checked against it.
+COLUMNS = [
+    (("order", "split", "model"),
+     "the model's n-gram order, the split scored, the model's folder under `results/models/`"),
+    (("perplexity_including_oovs", "perplexity_excluding_oovs"),
+     "KenLM's two perplexities, 10^(-log10 P / tokens): out-of-vocabulary (OOV) words scored as "
+     "`<unk>`, or OOV tokens left out of log10 P and the count"),
+    (("oovs", "tokens", "sentences", "words"),
+     "OOV tokens; predicted tokens, the words of every line and one `</s>` per line, never `<s>`; "
+     "lines; tokens less one `</s>` per line"),
+    (("oov_rate",), "`oovs / tokens` (One Billion Word benchmark convention: `</s>` counted, `<s>` never)"),
+    (("cross_entropy_bits_incl", "cross_entropy_bits_excl"),
+     "-log2 P / tokens, bits per token (log2 of the perplexity), OOVs included or left out"),
+    (("log10_likelihood_incl", "log10_likelihood_excl", "ln_likelihood_incl", "ln_likelihood_excl"),
+     "log P of the whole split, base 10 and natural, OOVs included or left out"),
+    (("likelihood_incl", "likelihood_excl"), "geometric mean probability per token, 1 / perplexity"),
+    (("srilm_ppl", "srilm_ppl1"),
+     "SRILM `ngram -ppl`: OOVs left out of log10 P, divided by words - OOVs + sentences, and by "
+     "words - OOVs (with no zero-probability words, which KenLM has none of, `srilm_ppl` equals "
+     "`perplexity_excluding_oovs`)"),
+    (("hit_ratio_k",),
+     "share of tokens for which the model held an n-gram of length k or more (cumulative; an OOV "
+     "token is a miss at every k)"),
+    (("ngrams_k", "ngrams_total"), "distinct k-grams in the model (from its ARPA header), and their sum"),
+    (("binary_bytes",), "size of KenLM's binary model"),
+    (("log10_prob", "log10_prob_oov"), "the raw sums: log10 P of all tokens, and of the OOV tokens alone"),
+    (("prune", "discount_fallback"),
+     "the `lmplz --prune` thresholds (or `none`), and whether `--discount_fallback` was given"),
+]
+# What each headline of the Markdown table shows, from perplexity.tsv.
+SHOWN = [
+    ("PPL incl. OOVs", "perplexity_including_oovs"), ("PPL excl. OOVs", "perplexity_excluding_oovs"),
+    ("OOV rate", "oov_rate"), ("Bits/token", "cross_entropy_bits_incl"), ("SRILM ppl1", "srilm_ppl1"),
+    ("Full-order hits", "hit_ratio_k"), ("n-grams", "ngrams_total"), ("Binary (MB)", "binary_bytes"),
+]
 
-- **Tokens**: predicted tokens, the words of each line plus its `</s>`, never `<s>`. \
-**Words**: tokens less one `</s>` per line (**sentences**: lines).
-- **PPL incl. OOVs**: KenLM's perplexity, 10^(-log10 P / tokens), out-of-vocabulary words \
-scored as `<unk>`. **PPL excl. OOVs**: out-of-vocabulary tokens left out of log10 P and the count.
-- **OOV rate**: out-of-vocabulary tokens / tokens (One Billion Word benchmark convention).
-- **Bits/token**: cross-entropy, -log2 P / tokens = log2 of the perplexity (incl. OOVs here; \
-`cross_entropy_bits_excl` in the TSV). Log-likelihoods: `log10_likelihood_*` and `ln_likelihood_*` \
-are log P over the split; `likelihood_*` is the geometric mean probability per token, 1 / perplexity.
-- **SRILM ppl1**: as SRILM's `ngram -ppl`: OOVs leave the log-probability and the count, \
-ppl1 = 10^(-log10 P / (words - OOVs)); SRILM's `ppl` divides by words - OOVs + sentences \
-(`srilm_ppl` in the TSV; with no zero-probability words it equals PPL excl. OOVs).
-- **k-gram hits**: share of tokens for which the model held an n-gram of length k or more \
-(cumulative; an OOV token is a miss at every order), `hit_ratio_k` in the TSV. **Full-order hits**: \
-k = the model's order.
-- **n-grams**: distinct n-grams of all orders in the model (`ngrams_k` per order in the TSV); \
-**Binary**: size of KenLM's binary model on disk.
-- Models: modified Kneser-Ney estimated by KenLM's `lmplz --skip_symbols`{options}.
-"""
+
+def meaning(column):
+    """The definition of a perplexity.tsv column (hit_ratio_3 is hit_ratio_k's, and so on)."""
+    generic = re.sub(r"_\d+$", "_k", column)
+    for names, text in COLUMNS:
+        if column in names or generic in names:
+            return text
+    raise KeyError(column)
+
+
+def definitions_markdown(extra_options=""):
+    lines = ["Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):", ""]
+    lines += [f"- **{shown}** (`{column}`): {meaning(column)}." for shown, column in SHOWN]
+    lines.append(f"- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
+                 f"`lmplz --skip_symbols`{extra_options}.")
+    return "\n".join(lines)
+
+
+def definitions_rst():
+    """The same definitions for the report's caption (reStructuredText)."""
+    return [(", ".join(f"``{name}``" for name in names), text.replace("`", "``")) for names, text in COLUMNS]
 
 
 def prune_label(values):
@@ -67,12 +105,12 @@ def load_metrics(metric_paths, count_paths, binary_paths):
         rows.append({
             "order": record["order"],
             "split": record["split"],
-            **split_figures(record["raw"]),
+            **split_figures(record["sums"]),
             **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
             "ngrams_total": sum(ngrams),
             "binary_bytes": Path(binary_paths[record["model"]]).stat().st_size,
-            "log10_prob": record["raw"]["log10_prob"],
-            "log10_prob_oov": record["raw"]["log10_prob_oov"],
+            "log10_prob": record["sums"]["log10_prob"],
+            "log10_prob_oov": record["sums"]["log10_prob_oov"],
             "prune": prune_label(record["prune"]),
             "discount_fallback": record["discount_fallback"],
             "model": record["model"],
@@ -107,20 +145,10 @@ def write_tsv(frame, path):
             handle.write("\t".join(_cell(v, c) for v, c in zip(row, frame.columns)) + "\n")
 
 
-def _model_label(row, vary):
-    label = str(row["order"])
-    if "prune" in vary and row["prune"] != "none":
-        label += f", prune {row['prune']}"
-    if "discount_fallback" in vary and row["discount_fallback"]:
-        label += ", fallback"
-    return label
-
-
 def markdown(frame):
     """A table for people: one row per model, the headline figures per evaluated split."""
     splits = list(dict.fromkeys(frame["split"]))
-    vary = [opt for opt in OPTIONS if frame[opt].nunique() > 1]
-    header = ["Order"]
+    header = ["Model"]
     for split in splits:
         prefix = f"{split} " if len(splits) > 1 else ""
         header += [
@@ -132,7 +160,7 @@ def markdown(frame):
     for model, group in frame.groupby("model", sort=False):
         by_split = group.set_index("split")
         first = group.iloc[0]
-        cells = [_model_label(first, vary)]
+        cells = [model]
         for split in splits:
             row = by_split.loc[split]
             cells += [
@@ -147,12 +175,11 @@ def markdown(frame):
         rows.append(cells)
     options = []
     if (frame["prune"] != "none").any():
-        options.append("pruning as given in the Order column or `lmplz.prune`")
+        options.append("pruned as the Model column says (`prune` in the TSV)")
     if frame["discount_fallback"].any():
         options.append("`--discount_fallback`")
     extra = f", {', '.join(options)}" if options else ""
-    note = DEFINITIONS.format(options=extra).rstrip("\n")
-    return markdown_table(f"Perplexity on {', '.join(splits)}", header, rows, note)
+    return markdown_table(f"Perplexity on {', '.join(splits)}", header, rows, definitions_markdown(extra))
 
 
 def write_tables(metric_paths, count_paths, binary_paths, tsv_path, md_path):
@@ -164,8 +191,8 @@ def write_tables(metric_paths, count_paths, binary_paths, tsv_path, md_path):
 
 
 COST_COLUMNS = [
-    "order", "train_seconds", "train_cpu_seconds", "binarize_seconds", "binarize_cpu_seconds",
-    "job_seconds", "query_seconds", "peak_rss_mb", "binary_bytes", *OPTIONS, "model",
+    "order", "lmplz_seconds", "lmplz_cpu_seconds", "build_binary_seconds", "build_binary_cpu_seconds",
+    "train_job_seconds", "query_seconds", "peak_rss_mb", "binary_bytes", *OPTIONS, "model",
 ]
 
 
@@ -186,11 +213,11 @@ def cost_frame(models, files):
         queries = [read_benchmark(path) for path in files[("query", name)]]
         rows.append({
             "order": options["order"],
-            "train_seconds": usage["lmplz"]["seconds"],
-            "train_cpu_seconds": usage["lmplz"]["cpu_seconds"],
-            "binarize_seconds": usage["build_binary"]["seconds"],
-            "binarize_cpu_seconds": usage["build_binary"]["cpu_seconds"],
-            "job_seconds": job["s"],
+            "lmplz_seconds": usage["lmplz"]["seconds"],
+            "lmplz_cpu_seconds": usage["lmplz"]["cpu_seconds"],
+            "build_binary_seconds": usage["build_binary"]["seconds"],
+            "build_binary_cpu_seconds": usage["build_binary"]["cpu_seconds"],
+            "train_job_seconds": job["s"],
             "query_seconds": sum(q["s"] for q in queries),
             # The job's whole process tree, lmplz and build_binary at once.
             "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
@@ -214,8 +241,8 @@ def markdown_table(title, header, rows, note):
 def cost_markdown(frame, splits):
     rows = [
         [
-            row["model"], f"{row['train_seconds']:.2f}", f"{row['binarize_seconds']:.2f}",
-            f"{row['job_seconds']:.2f}", f"{row['query_seconds']:.2f}", f"{row['peak_rss_mb']:.0f}",
+            row["model"], f"{row['lmplz_seconds']:.2f}", f"{row['build_binary_seconds']:.2f}",
+            f"{row['train_job_seconds']:.2f}", f"{row['query_seconds']:.2f}", f"{row['peak_rss_mb']:.0f}",
             f"{row['binary_bytes'] / 2**20:.1f}",
         ]
         for _, row in frame.iterrows()

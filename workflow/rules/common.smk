@@ -22,6 +22,8 @@ from lmgap.fetch import recorded_commit, sha256, upstream_commit
 from lmgap.fetch import corpus_root as lmgap_corpus_root
 from lmgap.rebuild import header_path
 from lmgap.gap.candidates import index_memory_mb
+from lmgap.gap.table import gap_definitions_rst
+from lmgap.tables import definitions_rst
 from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
 from lmgap.locks import clear_stale_locks
 from lmgap.models import LMPLZ_MIN_MB, models_from_config, train_job_mb
@@ -47,8 +49,16 @@ KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(
     Path(workflow.basedir) / "requirements-kenlm.txt"
 )
 ORDERS = sorted({int(order) for order in config["orders"]})
-# At least 6, KenLM's default, so that adding a small order never rebuilds the tools.
-KENLM_MAX_ORDER = max(6, max(ORDERS))
+
+
+def kenlm_build_order(order):
+    """The KENLM_MAX_ORDER of the tools that train and score an order-n model: KenLM's default,
+    6, up to 6, else n itself. A model keeps its tools when orders are added, so adding a high
+    order rebuilds no tool an existing model uses and retrains none of them."""
+    return max(PYTHON_MODULE_MAX_ORDER, order)
+
+
+KENLM_BUILDS = sorted({kenlm_build_order(order) for order in ORDERS})
 MODELS = models_from_config(
     ORDERS, config["lmplz"]["prune"], config["lmplz"]["discount_fallback"]
 )
@@ -77,6 +87,7 @@ wildcard_constraints:
     split=r"train|dev-0|dev-1|test-A",
     tool=r"lmplz|query|build_binary",
     context=r"both|left",
+    max_order=r"\d+",
     system=r"(both|left)/o\d+(-[a-z0-9.]+)*|unigram",
 
 
@@ -85,19 +96,46 @@ def kenlm_identity():
     tools (whose version nothing tells); changing it retrains them."""
     if not config["kenlm"]["bin_dir"]:
         return f"kenlm {KENLM_VERSION}"
-    return {tool: sha256(kenlm_bin_dir() / tool) for tool in ("lmplz", "build_binary")}
+    return {
+        tool: sha256(kenlm_bin_dir(None) / tool) for tool in ("lmplz", "build_binary")
+    }
 
 
-def kenlm_bin_dir():
-    """The user's KenLM tools if configured, else the pipeline's own build."""
+def kenlm_build_dir(max_order):
+    return Path(f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{max_order}")
+
+
+def kenlm_bin_dir(max_order):
+    """The user's KenLM tools if configured, else the pipeline's build for max_order."""
     if config["kenlm"]["bin_dir"]:
         return Path(config["kenlm"]["bin_dir"])
-    return Path(f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{KENLM_MAX_ORDER}/bin")
+    return kenlm_build_dir(max_order) / "bin"
 
 
 def kenlm_tool(tool):
-    # ancient(): a rebuilt tool (say for a larger maximum order) gives the same models.
-    return ancient(str(kenlm_bin_dir() / tool))
+    """An input function: the tool a model's order needs. ancient(): a tool built again scores
+    and trains the same, so its new date reruns nothing."""
+
+    def tool_for(wildcards):
+        order = MODELS[wildcards.model]["order"]
+        return ancient(str(kenlm_bin_dir(kenlm_build_order(order)) / tool))
+
+    return tool_for
+
+
+def every_kenlm_tool():
+    """The tools of every build the models use, {name: path}, for the provenance record; the
+    user's own tools by their names alone (their maximum order is theirs)."""
+    if config["kenlm"]["bin_dir"]:
+        return {
+            tool: str(kenlm_bin_dir(None) / tool)
+            for tool in ("lmplz", "query", "build_binary")
+        }
+    return {
+        f"{tool} (maxorder {max_order})": str(kenlm_bin_dir(max_order) / tool)
+        for max_order in KENLM_BUILDS
+        for tool in ("lmplz", "query", "build_binary")
+    }
 
 
 def corpus_root():
@@ -262,20 +300,14 @@ def model_mem_mb(wildcards, input):
     return min(MEMORY_BUDGET_MB, 256 + int(1.2 * max(input.size_mb, 1)))
 
 
-def kenlm_python_dir():
-    """Where a kenlm Python module for orders above the .venv's is built, or None if not needed."""
-    if KENLM_MAX_ORDER <= PYTHON_MODULE_MAX_ORDER:
-        return None
-    return f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{KENLM_MAX_ORDER}/python"
-
-
 def kenlm_python_for(wildcards):
-    """The built module, for a model of an order the .venv's module cannot load; models it can
-    load do not depend on it, so adding a high order rescores nothing else."""
-    if MODELS[wildcards.model]["order"] <= PYTHON_MODULE_MAX_ORDER:
+    """For a model of an order the .venv's kenlm module cannot load, a module built for it;
+    models the .venv's module loads do not depend on one, so adding a high order rescores
+    nothing else."""
+    order = MODELS[wildcards.model]["order"]
+    if order <= PYTHON_MODULE_MAX_ORDER:
         return []
-    # ancient(): a module rebuilt for a yet larger order scores the same.
-    return [ancient(kenlm_python_dir())]
+    return [ancient(str(kenlm_build_dir(kenlm_build_order(order)) / "python"))]
 
 
 def gap_logprobs_mem_mb(wildcards, input):

@@ -41,24 +41,24 @@ rule gap_candidates:
         "../scripts/gap_candidates.py"
 
 
-if kenlm_python_dir():
-
-    rule build_kenlm_python:
-        output:
-            module=directory(kenlm_python_dir()),
-        log:
-            f"logs/build_kenlm_python/maxorder{KENLM_MAX_ORDER}.log",
-        conda:
-            "../../envs/kenlm-build.yaml"
-        resources:
-            mem_mb=2000,
-            cpus=1,
-        params:
-            version=KENLM_VERSION,
-            sha256=KENLM_SHA256,
-            max_order=KENLM_MAX_ORDER,
-        script:
-            "../scripts/build_kenlm_python.py"
+# The kenlm module for models above the .venv module's maximum order, built for theirs.
+rule build_kenlm_python:
+    output:
+        module=directory(
+            f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/python"
+        ),
+    log:
+        "logs/build_kenlm_python/maxorder{max_order}.log",
+    conda:
+        "../../envs/kenlm-build.yaml"
+    resources:
+        mem_mb=2000,
+        cpus=1,
+    params:
+        version=KENLM_VERSION,
+        sha256=KENLM_SHA256,
+    script:
+        "../scripts/build_kenlm_python.py"
 
 
 rule gap_logprobs:
@@ -184,6 +184,8 @@ rule gap_table:
     conda:
         "../../envs/python.yaml"
     params:
+        # For the report's caption: the columns' definitions, from their one source.
+        definitions=gap_definitions_rst(),
         models=MODELS,
         systems=gap_systems(),
         splits=config["eval_splits"],

@@ -1,14 +1,15 @@
 if not config["kenlm"]["bin_dir"]:
 
+    # One build per maximum order the models need (see kenlm_build_order).
     rule build_kenlm:
         output:
-            lmplz=str(kenlm_bin_dir() / "lmplz"),
-            query=str(kenlm_bin_dir() / "query"),
-            build_binary=str(kenlm_bin_dir() / "build_binary"),
+            lmplz=f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/bin/lmplz",
+            query=f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/bin/query",
+            build_binary=f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/bin/build_binary",
         log:
-            f"logs/build_kenlm/maxorder{KENLM_MAX_ORDER}.log",
+            "logs/build_kenlm/maxorder{max_order}.log",
         benchmark:
-            f"results/benchmarks/build_kenlm/maxorder{KENLM_MAX_ORDER}.tsv"
+            "results/benchmarks/build_kenlm/maxorder{max_order}.tsv"
         conda:
             "../../envs/kenlm-build.yaml"
         threads: 2
@@ -18,6 +19,5 @@ if not config["kenlm"]["bin_dir"]:
         params:
             version=KENLM_VERSION,
             sha256=KENLM_SHA256,
-            max_order=KENLM_MAX_ORDER,
         script:
             "../scripts/build_kenlm.py"

@@ -19,6 +19,9 @@ rule perplexity_table:
         "logs/perplexity_table/perplexity_table.log",
     conda:
         "../../envs/python.yaml"
+    params:
+        # For the report's caption: the columns' definitions, from their one source.
+        definitions=definitions_rst(),
     script:
         "../scripts/perplexity_table.py"
 
@@ -48,31 +51,30 @@ rule cost_table:
         "../scripts/cost_table.py"
 
 
-rule record_run:
+rule provenance:
     input:
         manifest=rules.corpus_manifest.output.manifest,
         metrics=rules.perplexity_table.input.metrics,
-        lmplz=kenlm_tool("lmplz"),
-        query=kenlm_tool("query"),
-        build_binary=kenlm_tool("build_binary"),
+        tools=list(every_kenlm_tool().values()),
         fingerprint=all_fingerprints,
     output:
         provenance="results/provenance.json",
     log:
-        "logs/record_run/record_run.log",
+        "logs/provenance/provenance.log",
     conda:
         "../../envs/python.yaml"
     params:
         kenlm={
             "version": KENLM_VERSION,
             "sdist_sha256": KENLM_SHA256,
-            "max_order": KENLM_MAX_ORDER,
+            "max_orders": KENLM_BUILDS,
             "bin_dir": config["kenlm"]["bin_dir"],
         },
+        tools=list(every_kenlm_tool()),
         # What the results depend on; lmplz.temp_dir and the memory budget change no result.
         experiment=experiment_settings(),
     script:
-        "../scripts/record_run.py"
+        "../scripts/provenance.py"
 
 
 rule document_tables:

@@ -13,7 +13,7 @@ run(
     lambda log: build_python_module(
         snakemake.params.version,
         snakemake.params.sha256,
-        snakemake.params.max_order,
+        int(snakemake.wildcards.max_order),
         snakemake.output.module,
         log,
     ),

@@ -19,14 +19,14 @@ def main(log):
     )
     log.write(summary)
     printed = parse_summary(summary)
-    raw = scores.raw()
-    check_against_summary(raw, printed)
+    sums = scores.sums()
+    check_against_summary(sums, printed)
     write_documents(scores.documents, snakemake.output.documents)
     metrics = {
         "model": snakemake.wildcards.model,
         "split": snakemake.wildcards.split,
         **options,
-        "raw": raw,
+        "sums": sums,
         "kenlm_summary": printed,
     }
     write_json(metrics, snakemake.output.metrics)

@@ -227,7 +227,7 @@ def _log_add(current, delta):
     return _log(_exp(current) + _exp(delta))
 
 
-def parse_out_line(line, bits):
+def parse_out_line(line):
     """(specs, None) for a `word:value` line, (None, values) for GEval's list of log-probabilities."""
     if ":" in line:
         return parse_line(line), None
@@ -270,9 +270,9 @@ def read_lines(path):
     if lines and lines[-1] == b"":
         lines.pop()
     out = []
-    for number, raw in enumerate(lines, start=1):
+    for number, line in enumerate(lines, start=1):
         try:
-            out.append(raw.removesuffix(b"\r").decode("utf-8"))
+            out.append(line.removesuffix(b"\r").decode("utf-8"))
         except UnicodeDecodeError as err:
             raise LmgapError(f"{path} line {number} is not valid UTF-8 ({err.reason} at byte {err.start})") from None
     return out
@@ -291,7 +291,7 @@ def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv"
     total, top1, top10, per_line = 0.0, 0, 0, []
     for number, (line, expected) in enumerate(zip(out_lines, expected_lines), start=1):
         try:
-            specs, values = parse_out_line(line, bits)
+            specs, values = parse_out_line(line)
             log_probability = line_log_probability(specs, values, expected, bits, number)
         except TokenError as err:
             raise LmgapError(

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from ..atomic import atomic_path
 from ..errors import LmgapError
 from .candidates import CandidateSets, read_gaps
+from .scores import save_scores
 
 UNKNOWN = "<unk>"
 END = "</s>"
@@ -103,17 +103,6 @@ def score_candidates(model_path, contexts, candidates, workers):
 def worker_count(threads):
     """Processes to run: the job's threads, at most the cores this process may use."""
     return max(1, min(int(threads), len(os.sched_getaffinity(0))))
-
-
-def save_scores(path, left, right):
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, left=left, right=right)
-
-
-def load_scores(path):
-    with np.load(path) as data:
-        return data["left"], data["right"]
 
 
 def write_scores(model_path, split_dir, candidates_path, threads, out_path, log):

@@ -14,7 +14,7 @@ from ..rebuild import read_contexts
 from .candidates import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
-from .predict import load_scores
+from .scores import load_scores
 from .sources import variant_mask
 
 # Listed probabilities keep six significant digits; p0 is the exact remainder of those.

@@ -16,6 +16,40 @@ COLUMNS = [
     "p0_mean", "p0_method", "seconds",
 ]
 CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
+# The meaning of gap.tsv's columns, written once: the Markdown note and the report's caption are
+# made from it, the README's table is checked against it.
+GAP_COLUMNS = [
+    (("split", "model", "order", "context"),
+     "the split scored; the model (or `unigram`, the context-free baseline) and its order; the context "
+     "it predicts from: `both` (the submission in `results/gap/both/`), `left` (the ablation) or `none`"),
+    (("perplexity_hashed",), "GEval's PerplexityHashed, the challenge's ranking (lower is better): exp(`log_loss_hashed`)"),
+    (("log_loss_hashed", "likelihood_hashed"),
+     "GEval's LogLossHashed, the mean negative natural log of the probability of each gap word's bucket "
+     "among 1,024 hash buckets; LikelihoodHashed, exp(-LogLossHashed)"),
+    (("top1_accuracy", "top10_accuracy"), "the gap word is the first listed word, or among the first ten (unhashed)"),
+    (("candidates_per_gap", "candidate_recall"), "candidates scored per gap; share of gaps whose word was among them"),
+    (("listed_per_gap", "p0_mean", "p0_method"),
+     "words listed per line; the mean rest mass p0, and how it was set (from held-out training gaps, "
+     "never from the scored split)"),
+    (("seconds",), "wall time of the job that scored the candidates (both contexts at once; varies between runs)"),
+]
+SHOWN = [
+    ("PerplexityHashed", "perplexity_hashed"), ("LikelihoodHashed", "likelihood_hashed"),
+    ("LogLossHashed", "log_loss_hashed"), ("Top-1", "top1_accuracy"), ("Top-10", "top10_accuracy"),
+    ("Candidates/gap", "candidates_per_gap"), ("Word among candidates", "candidate_recall"),
+    ("p0 (mean)", "p0_mean"), ("Time (s)", "seconds"),
+]
+
+
+def gap_meaning(column):
+    return next(text for names, text in GAP_COLUMNS if column in names)
+
+
+def gap_definitions_rst():
+    """The definitions for the report's caption (reStructuredText)."""
+    return [(", ".join(f"``{name}``" for name in names), text.replace("`", "``")) for names, text in GAP_COLUMNS]
+
+
 UNIGRAM_METHOD = "1 - share of held-out training gap words among the listed ones"
 
 
@@ -47,6 +81,7 @@ def gap_frame(rows):
 
 
 def gap_markdown(frame, top_k):
+    methods = dict(zip(frame["context"], frame["p0_method"]))
     rows = [
         [
             row.split, row.model, row.context, f"{row.perplexity_hashed:.2f}", f"{row.likelihood_hashed:.4f}",
@@ -61,16 +96,12 @@ def gap_markdown(frame, top_k):
         ["Split", "Model", "Context", "PerplexityHashed:", "LikelihoodHashed:", "LogLossHashed:", "Top-1:",
          "Top-10:", "Candidates/gap:", "Word among candidates:", "p0 (mean):", "Time (s):"],
         rows,
-        "PerplexityHashed (the challenge's ranking, lower is better) is exp(LogLossHashed), LogLossHashed "
-        "the mean negative natural log of the probability GEval gives each gap's word after hashing every "
-        f"word into one of {2 ** DEFAULT_BITS:,} buckets, LikelihoodHashed exp(-LogLossHashed). Context "
-        "`both`: candidates scored by the model on the left context, the word and the right context "
-        "(the submission in results/gap/both/); `left`: the same model on the left context alone, the "
-        "ablation; `none`: the most frequent training gap words, the context-free baseline. Top-1 and "
-        f"top-10: the gap word among the one or ten most probable listed words; each line lists {top_k}. "
-        "p0: the rest mass, 1 - the share of held-out training gaps whose word was among their candidates "
-        "(by evidence level) plus the unlisted candidates' mass. Time: the job that scored the candidates "
-        "(both contexts at once); it varies from run to run.",
+        "\n".join([
+            f"Definitions (each line of out.tsv lists {top_k} words; every figure is in `gap.tsv`):", "",
+            f"- **Context** (`context`): {gap_meaning('context')}.",
+            *(f"- **{shown}** (`{column}`): {gap_meaning(column)}." for shown, column in SHOWN),
+            *(f"- p0 of `{context}` predictions: {method}." for context, method in methods.items()),
+        ]),
     )
 
 

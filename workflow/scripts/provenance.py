@@ -1,4 +1,4 @@
-"""Entry point of rule record_run."""
+"""Entry point of rule provenance."""
 
 import sys
 from pathlib import Path
@@ -15,7 +15,7 @@ run(
     lambda log: write_provenance(
         snakemake.output.provenance,
         snakemake.input.manifest,
-        {tool: snakemake.input[tool] for tool in ("lmplz", "query", "build_binary")},
+        dict(zip(snakemake.params.tools, snakemake.input.tools)),
         snakemake.params.kenlm,
         snakemake.params.experiment,
         snakemake_package.__version__,

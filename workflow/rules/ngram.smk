@@ -26,3 +26,27 @@ rule train:
         kenlm=kenlm_identity(),
     script:
         "../scripts/train.py"
+
+
+rule query:
+    input:
+        binary=rules.train.output.binary,
+        text=rules.rebuild_text.output.text,
+        query=kenlm_tool("query"),
+        fingerprint=model_and_split_fingerprints,
+    output:
+        metrics="results/eval/{model}/{split}.json",
+        documents="results/eval/{model}/{split}.documents.tsv",
+    log:
+        "logs/query/{model}/{split}.log",
+    benchmark:
+        "results/benchmarks/query/{model}/{split}.tsv"
+    conda:
+        "../../envs/kenlm.yaml"
+    resources:
+        mem_mb=model_mem_mb,
+        cpus=1,
+    params:
+        options=model_options,
+    script:
+        "../scripts/query.py"

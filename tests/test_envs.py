@@ -1,0 +1,123 @@
+"""The conda environments of envs/, for `--sdm conda`, checked as far as a machine without conda's
+channels can: each parses, pins the versions requirements*.txt pin, and provides every package
+that the steps using it import, found by reading the steps' code."""
+
+import ast
+import re
+import sys
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+ENVS = REPO / "envs"
+# Import names whose package is called otherwise, in conda or on PyPI.
+PACKAGE_OF = {"yaml": "pyyaml", "matplotlib": "matplotlib-base"}
+# Provided to every step by Snakemake itself (it puts its own package on the script's path).
+PROVIDED = {"snakemake"}
+
+
+def pinned():
+    """{package: version} of requirements.txt and requirements-kenlm.txt, names lower-cased."""
+    pins = {}
+    for name in ("requirements.txt", "requirements-kenlm.txt"):
+        for line in (REPO / name).read_text().splitlines():
+            match = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
+            if match:
+                pins[match.group(1).lower()] = match.group(2)
+    return pins
+
+
+def env_packages(path):
+    """{package: version or None} of an env file: conda dependencies and its pip section."""
+    packages = {}
+    for entry in yaml.safe_load(path.read_text())["dependencies"]:
+        if isinstance(entry, dict):
+            for requirement in entry["pip"]:
+                name, _, version = requirement.partition("==")
+                packages[name.lower()] = version or None
+        else:
+            name, _, version = entry.partition("=")
+            packages[name.lower()] = version or None
+    return packages
+
+
+def steps():
+    """[(rule, env file, script)] of every rule that has both, read from the rules' files."""
+    found = []
+    for smk in sorted((REPO / "workflow/rules").glob("*.smk")):
+        for block in re.split(r"\n(?=\s*(?:rule|checkpoint) \w+:)", smk.read_text()):
+            name = re.search(r"(?:rule|checkpoint) (\w+):", block)
+            env = re.search(r'conda:\s*"\.\./\.\./envs/([\w-]+\.yaml)"', block)
+            script = re.search(r'script:\s*"\.\./scripts/(\w+\.py)"', block)
+            if name and env and script:
+                found.append((name.group(1), env.group(1), script.group(1)))
+    return found
+
+
+def module_path(name):
+    """The file of an lmgap module (lmgap.gap.geval -> workflow/lmgap/gap/geval.py)."""
+    base = REPO / "workflow" / name.replace(".", "/")
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def imported_packages(script):
+    """Top-level names of the third-party modules a script imports, directly or through lmgap."""
+    seen, todo, outside = set(), [(script, "")], set()
+    while todo:
+        path, package = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                    names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+                else:
+                    names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            for name in names:
+                top = name.split(".")[0]
+                target = module_path(name)
+                if top == "lmgap":
+                    if target.is_file():
+                        # The package a module is in, against which its relative imports resolve.
+                        todo.append((target, name if target.name == "__init__.py" else name.rsplit(".", 1)[0]))
+                elif top not in sys.stdlib_module_names and top not in PROVIDED:
+                    outside.add(top)
+    return outside
+
+
+@pytest.mark.parametrize("path", sorted(ENVS.glob("*.yaml")), ids=lambda p: p.name)
+def test_each_env_parses_and_pins_what_the_requirements_pin(path):
+    requirements = pinned()
+    packages = env_packages(path)
+    assert packages["python"] == "3.11"
+    for name, version in packages.items():
+        pip_name = {v: k for k, v in PACKAGE_OF.items()}.get(name, name)
+        pin = requirements.get(name) or requirements.get(pip_name) or requirements.get(name.replace("-base", ""))
+        if pin:
+            # conda pins major.minor (its builds), pip the full version: they must agree, and a
+            # package the requirements pin is pinned here too.
+            assert version, (path.name, name, "unpinned", pin)
+            assert pin == version or pin.startswith(version + "."), (path.name, name, version, pin)
+
+
+def test_every_step_finds_what_it_imports_in_its_env():
+    checked = steps()
+    assert len(checked) >= 20 and {rule for rule, _, _ in checked} >= {"train", "query", "gap_logprobs", "plots"}
+    for rule, env, script in checked:
+        packages = env_packages(ENVS / env)
+        for module in imported_packages(REPO / "workflow/scripts" / script):
+            assert PACKAGE_OF.get(module, module) in packages, f"rule {rule} imports {module}; envs/{env} lacks it"
+
+
+def test_the_import_reader_sees_imports_inside_functions():
+    # predict.py imports kenlm inside its functions; a reader that missed it would pass anything.
+    assert "kenlm" in imported_packages(REPO / "workflow/scripts/gap_logprobs.py")
+    assert {"numpy", "pandas", "mmh3"} <= imported_packages(REPO / "workflow/scripts/gap_table.py")

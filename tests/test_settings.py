@@ -1,0 +1,173 @@
+"""Every setting the README and config.yaml advertise, run end to end with the real tools and
+checked against the hand recipe with the same options, or query run by hand."""
+
+import base64
+import csv
+import hashlib
+import json
+import lzma
+import random
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import hand_recipe
+from conftest import jobs_executed, read_table, run_pipeline
+from generate_corpus import MarkovSource, write_headers, write_split
+
+
+@pytest.fixture(scope="module")
+def three_splits(tmp_path_factory):
+    """A corpus with train, dev-0 and dev-1, in the challenge's layout."""
+    root = tmp_path_factory.mktemp("three") / "corpus"
+    source = MarkovSource(vocab_size=3000, successors=8, mix=0.3, end=0.06, seed=21)
+    sentences, writer = random.Random(21), np.random.default_rng(21)
+    for split, count in (("train", 2500), ("dev-0", 150), ("dev-1", 120)):
+        lines = ([source.words[w] for w in source.sentence(sentences)] for _ in range(count))
+        write_split(root / split, lines, writer)
+    write_headers(root)
+    return root
+
+
+def printed_numbers(printed):
+    return {
+        "perplexity_including_oovs": float(printed["Perplexity including OOVs"]),
+        "perplexity_excluding_oovs": float(printed["Perplexity excluding OOVs"]),
+        "oovs": int(printed["OOVs"]), "tokens": int(printed["Tokens"]),
+    }
+
+
+def table_numbers(row):
+    return {
+        "perplexity_including_oovs": float(row["perplexity_including_oovs"]),
+        "perplexity_excluding_oovs": float(row["perplexity_excluding_oovs"]),
+        "oovs": int(row["oovs"]), "tokens": int(row["tokens"]),
+    }
+
+
+def test_two_scored_splits_fill_every_table_the_report_and_the_hand_recipe_agrees(three_splits, kenlm_bin, tmp_path):
+    work = tmp_path / "work"
+    config = {
+        "corpus": {"source": str(three_splits)}, "orders": [3], "eval_splits": ["dev-0", "dev-1"],
+        "lmplz": {"discount_fallback": True}, "kenlm": {"bin_dir": str(kenlm_bin)},
+    }
+    run_pipeline(work, config)
+    rows = read_table(work)
+    assert [row["split"] for row in rows] == ["dev-0", "dev-1"]
+    for row in rows:
+        printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--discount_fallback"],
+                                  splits=("train", row["split"]))
+        assert table_numbers(row) == printed_numbers(printed)
+    markdown = (work / "results/tables/perplexity.md").read_text()
+    for row in rows:
+        assert f"{row['split']} PPL incl. OOVs" in markdown
+        assert f"| {float(row['perplexity_including_oovs']):.2f} |" in markdown
+    # The cost table sums the queries of both splits, as their own benchmark files say.
+    (cost,) = read_table(work, "cost.tsv")
+    seconds = 0.0
+    for split in ("dev-0", "dev-1"):
+        with open(work / f"results/benchmarks/query/o3-fallback/{split}.tsv") as handle:
+            seconds += float(next(csv.DictReader(handle, delimiter="\t"))["s"])
+    assert float(cost["query_seconds"]) == pytest.approx(seconds)
+    assert {row["split"] for row in read_table(work, "gap.tsv")} == {"dev-0", "dev-1"}
+    assert {row["split"] for row in read_table(work, "decades.tsv")} == {"dev-0", "dev-1"}
+    run_pipeline(work, config, "--report", "results/report.html")
+    html = (work / "results/report.html").read_text()
+    for table in ("perplexity.tsv", "gap.tsv", "cost.tsv", "decades.tsv"):
+        assert base64.b64encode((work / "results/tables" / table).read_bytes()).decode() in html
+
+
+def test_a_model_trained_on_another_split_equals_the_hand_recipe_on_it(three_splits, kenlm_bin, tmp_path):
+    work = tmp_path / "work"
+    config = {
+        "corpus": {"source": str(three_splits)}, "orders": [3], "train_split": "dev-0", "eval_splits": ["dev-1"],
+        "lmplz": {"discount_fallback": True}, "kenlm": {"bin_dir": str(kenlm_bin)},
+    }
+    run_pipeline(work, config)
+    (row,) = read_table(work)
+    printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--discount_fallback"], splits=("dev-0", "dev-1"))
+    assert table_numbers(row) == printed_numbers(printed)
+    # The gap task holds out lines of the split it trains on: at most a tenth of dev-0's 150.
+    assert 0 < len((work / "results/gap/heldout.tsv").read_text().splitlines()) <= 15
+
+
+def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_path):
+    work = tmp_path / "work"
+    config = {
+        "corpus": {"source": str(three_splits)}, "orders": [3], "lmplz": {"prune": [0, 0, 1], "discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)}, "gap": {"enabled": False},
+    }
+    run_pipeline(work, config)
+    (row,) = read_table(work)
+    assert (row["model"], row["prune"]) == ("o3-prune0.0.1-fallback", "0 0 1")
+    printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--prune", "0", "0", "1", "--discount_fallback"])
+    assert table_numbers(row) == printed_numbers(printed)
+    # Pruning removed singleton trigrams: fewer than the unpruned model holds.
+    unpruned = tmp_path / "unpruned.arpa"
+    subprocess.run(hand_recipe.lmplz_command(kenlm_bin / "lmplz", 3, tmp_path / "train.txt", unpruned,
+                                             ["--discount_fallback"]), shell=True, check=True, capture_output=True)
+    assert int(row["ngrams_3"]) < int(unpruned.read_text().split("ngram 3=")[1].split()[0])
+
+
+def rewrite_in_tsv(split_dir, change):
+    """Apply change to every line (its columns) of a split's in.tsv.xz."""
+    with lzma.open(split_dir / "in.tsv.xz", "rt", encoding="utf-8") as handle:
+        lines = [line.rstrip("\n").split("\t") for line in handle]
+    with lzma.open(split_dir / "in.tsv.xz", "wt", encoding="utf-8") as handle:
+        handle.writelines("\t".join(change(number, columns)) + "\n" for number, columns in enumerate(lines))
+
+
+def test_years_missing_malformed_or_absent_give_unknown_or_no_decades(three_splits, kenlm_bin, tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(three_splits, corpus)
+    # Every fourth dev-0 line without a year, every fifth with one that is not a year.
+    bad = {"": lambda n: n % 4 == 0, "n/a": lambda n: n % 4 and n % 5 == 0}
+    rewrite_in_tsv(corpus / "dev-0", lambda n, cols: [*cols[:3], next((v for v, b in bad.items() if b(n)), cols[3]), *cols[4:]])
+    config = {
+        "corpus": {"source": str(corpus)}, "orders": [3], "lmplz": {"discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)}, "gap": {"enabled": False},
+    }
+    run_pipeline(tmp_path / "work", config)
+    decades = read_table(tmp_path / "work", "decades.tsv")
+    unknown = [d for d in decades if d["decade"] == "unknown"]
+    expected_unknown = sum(1 for n in range(150) if n % 4 == 0 or n % 5 == 0)
+    assert len(unknown) == 1 and int(unknown[0]["documents"]) == expected_unknown
+    assert sum(int(d["documents"]) for d in decades) == 150
+
+    # A header naming no Year column: no decades, and the Markdown says why.
+    (corpus / "in-header.tsv").write_text("FileId\tPaper\tIdx\tDate\tMonth\tDay\tLeftContext\tRightContext\n")
+    run_pipeline(tmp_path / "work", config)
+    assert read_table(tmp_path / "work", "decades.tsv") == []
+    assert "names a Year column" in (tmp_path / "work/results/tables/decades.md").read_text()
+
+
+def test_an_order_above_six_rebuilds_kenlm_and_keeps_the_models_trained(three_splits, kenlm_bin, tmp_path):
+    work = tmp_path / "work"
+    # The tools for orders up to 6 as a first run builds them; copied, not built again.
+    shutil.copytree(kenlm_bin.parent, work / "resources/kenlm" / kenlm_bin.parent.name)
+    config = {"corpus": {"source": str(three_splits)}, "orders": [3], "lmplz": {"discount_fallback": True}}
+    run_pipeline(work, config)
+    order3 = (work / "results/models/o3-fallback/model.binary").stat().st_mtime_ns
+    done = run_pipeline(work, {**config, "orders": [3, 7]})
+    jobs = jobs_executed(done)
+    assert jobs["build_kenlm"] == 1 and jobs["build_kenlm_python"] == 1 and jobs["train"] == 1
+    assert "wildcards: model=o7-fallback" in done.stderr
+    assert (work / "results/models/o3-fallback/model.binary").stat().st_mtime_ns == order3
+    tools = work / "resources/kenlm/kenlm-0.3.0-maxorder7/bin"
+    said = subprocess.run([str(tools / "query")], capture_output=True, text=True)
+    assert "KenLM was compiled with maximum order 7." in said.stdout + said.stderr
+    rows = {row["order"]: row for row in read_table(work)}
+    printed = hand_recipe.run(three_splits, tools, 7, tmp_path, ["--discount_fallback"])
+    assert table_numbers(rows["7"]) == printed_numbers(printed)
+    # The gap predictor loads the 7-gram with a kenlm module built for it.
+    assert {row["model"] for row in read_table(work, "gap.tsv")} == {"unigram", "o3-fallback", "o7-fallback"}
+    # The provenance record names each build's tools by their checksums.
+    record = json.loads((work / "results/provenance.json").read_text())
+    for max_order in (6, 7):
+        query = work / f"resources/kenlm/kenlm-0.3.0-maxorder{max_order}/bin/query"
+        assert record["kenlm"]["tools_sha256"][f"query (maxorder {max_order})"] == hashlib.sha256(
+            query.read_bytes()
+        ).hexdigest()
+    assert record["kenlm"]["max_orders"] == [6, 7]
