@@ -33,6 +33,7 @@ rule all:
     input:
         rules.perplexity_table.output,
         rules.cost_table.output,
+        rules.comparison_table.output,
         rules.document_tables.output,
         rules.plots.output,
         rules.provenance.output,

@@ -14,6 +14,7 @@ sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from generate_corpus import MarkovSource, write_corpus  # noqa: E402
+from sweep import sweep_config, sweep_corpus  # noqa: E402
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
@@ -87,4 +88,12 @@ def demo_run(tmp_path_factory, kenlm_bin):
     demo_corpus(root / "corpus")
     config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
     run_pipeline(root / "work", config)
+    return root
+
+
+@pytest.fixture(scope="session")
+def sweep_run(tmp_path_factory, kenlm_bin):
+    """The demo sweep run locally; the SLURM test compares its tables with these."""
+    root = tmp_path_factory.mktemp("sweep")
+    run_pipeline(root / "work", sweep_config(sweep_corpus(root / "corpus"), kenlm_bin))
     return root

@@ -36,6 +36,12 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
         ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
         ({"memory": {"budget_mb": 300}}, "memory.budget_mb", "300 MB is below 512 MB"),
+        ({"train_fraction": [0]}, "train_fraction[0]", "0 is less than the minimum of 1e-06"),
+        ({"train_fraction": [1.5]}, "train_fraction[0]", "1.5 is greater than the maximum of 1"),
+        ({"train_fraction": [0.5, 0.5]}, "train_fraction", "has non-unique elements"),
+        ({"lmplz": {"prune": [[0, 1], [0, 2, 1]]}}, "lmplz.prune", "[0, 2, 1] must not decrease"),
+        ({"lmplz": {"prune": [[0], 1]}}, "lmplz.prune", "nor a list of such lists (say [[], [0, 0, 1]]"),
+        ({"comparison": {"resamples": 10}}, "comparison.resamples", "10 is less than the minimum of 100"),
     ],
 )
 def test_bad_values_name_their_key(config, key, says):

@@ -4,6 +4,7 @@ import hand_recipe
 import yaml
 
 from conftest import REPO, read_table, run_pipeline
+from lmgap.comparison import DEFINITIONS as COMPARISON_COLUMNS
 from lmgap.gap.table import GAP_COLUMNS
 from lmgap.tables import COLUMNS, meaning
 
@@ -15,7 +16,7 @@ def rendered(columns):
 
 
 def test_the_readme_column_tables_are_the_tables_definitions():
-    for columns in (COLUMNS, GAP_COLUMNS):
+    for columns in (COLUMNS, GAP_COLUMNS, COMPARISON_COLUMNS):
         rows = rendered(columns)
         start = README.index(rows[0])
         assert README[start:].split("\n\n")[0].splitlines() == rows
@@ -25,8 +26,8 @@ def test_every_column_the_tables_have_is_defined(demo_run):
     work = demo_run / "work"
     for column in read_table(work)[0]:
         assert meaning(column)
-    gap_names = {name for names, _ in GAP_COLUMNS for name in names}
-    assert set(read_table(work, "gap.tsv")[0]) == gap_names
+    for columns, table in ((GAP_COLUMNS, "gap.tsv"), (COMPARISON_COLUMNS, "comparison.tsv")):
+        assert set(read_table(work, table)[0]) == {name for names, _ in columns for name in names}
 
 
 def test_the_report_captions_carry_the_definitions(demo_run):
@@ -34,7 +35,7 @@ def test_the_report_captions_carry_the_definitions(demo_run):
     run_pipeline(work, yaml.safe_load((work / "config.yaml").read_text()), "--report", "results/report.html")
     html = (work / "results/report.html").read_text()
     # Each column's name, as the caption's reStructuredText renders a literal.
-    for names, _ in COLUMNS + GAP_COLUMNS:
+    for names, _ in COLUMNS + GAP_COLUMNS + COMPARISON_COLUMNS:
         for name in names:
             assert f">{name}</tt>" in html, name
 

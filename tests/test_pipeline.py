@@ -88,7 +88,8 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
 def test_two_clean_runs_give_identical_tables_and_a_provenance_record(demo_run, kenlm_bin, tmp_path):
     config = {"corpus": {"source": str(demo_run / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
     run_pipeline(tmp_path / "again", config)
-    for table in ("perplexity.tsv", "perplexity.md", "decades.tsv", "decades.md", "hardest.tsv", "hardest.md"):
+    tables = ["perplexity", "decades", "hardest", "comparison"]
+    for table in (f"{name}.{kind}" for name in tables for kind in ("tsv", "md")):
         first = (demo_run / "work/results/tables" / table).read_bytes()
         assert (tmp_path / "again/results/tables" / table).read_bytes() == first
     record = json.loads((demo_run / "work/results/provenance.json").read_text())
@@ -211,17 +212,19 @@ def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):
 
 def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
     work = demo_run / "work"
-    for plot in ("perplexity_by_order", "hit_ratios", "document_perplexity", "perplexity_by_decade"):
+    plots = [
+        "perplexity_by_order", "hit_ratios", "document_perplexity", "perplexity_by_decade", "learning_curve",
+        "perplexity_by_size",
+    ]
+    for plot in plots:
         assert (work / f"results/plots/{plot}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     done = run_pipeline(work, yaml.safe_load((work / "config.yaml").read_text()), "--report", "results/report.html")
     assert "Report created" in done.stderr
     html = (work / "results/report.html").read_text()
     embedded = set(re.findall(r"data:(image/png|text/tab-separated-values);charset=utf8;filename=([\w.]+);base64", html))
-    assert {name for kind, name in embedded if kind == "image/png"} == {
-        "perplexity_by_order.png", "hit_ratios.png", "document_perplexity.png", "perplexity_by_decade.png",
-    }
+    assert {name for kind, name in embedded if kind == "image/png"} == {f"{plot}.png" for plot in plots}
     assert {name for kind, name in embedded if kind != "image/png"} == {
-        "perplexity.tsv", "cost.tsv", "decades.tsv", "hardest.tsv", "gap.tsv",
+        "perplexity.tsv", "cost.tsv", "decades.tsv", "hardest.tsv", "gap.tsv", "comparison.tsv",
     }
     for caption in (REPO / "workflow/report").glob("*.rst"):
         first_words = " ".join(caption.read_text().split()[:4])

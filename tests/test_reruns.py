@@ -12,7 +12,10 @@ from conftest import demo_corpus, jobs_executed, run_pipeline
 # fingerprint (train and dev-0 here) and what records the corpus.
 FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "provenance": 1, "all": 1}
 # What every table depends on; rewritten whenever a model or a scored split changes.
-TABLES = {"perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1, "gap_table": 1, "provenance": 1}
+TABLES = {
+    "perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1, "gap_table": 1,
+    "provenance": 1,
+}
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +115,7 @@ def test_a_git_source_without_a_commit_follows_its_newest(tmp_path, kenlm_bin):
     (repo / "dev-0/expected.tsv").write_text("\n".join(["moved", *lines[1:]]) + "\n")
     git("commit", "-qam", "two", cwd=repo)
     jobs, _ = rerun(tmp_path / "work", config)
-    tables = {"perplexity_table": 1, "cost_table": 1, "document_tables": 1, "plots": 1}
+    tables = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
     assert jobs == {**FETCH, **tables, "rebuild_text": 1, "document_years": 1, "query": 1}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     provenance = yaml.safe_load((tmp_path / "work/results/provenance.json").read_text())

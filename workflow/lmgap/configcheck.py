@@ -9,6 +9,7 @@ import yaml
 
 from .errors import LmgapError
 from .fetch import is_url
+from .models import prune_settings
 
 # Keys that hold paths on this machine: `~` in them means the home folder, as in a shell.
 PATH_KEYS = (("corpus", "source"), ("kenlm", "bin_dir"), ("lmplz", "temp_dir"))
@@ -53,6 +54,11 @@ def _scalar(value, schema):
     kinds = _types(schema)
     if "integer" in kinds and INTEGER.fullmatch(value):
         return int(value)
+    if "number" in kinds:
+        try:
+            return float(value)
+        except ValueError:
+            return value
     if "boolean" in kinds and value.lower() in ("true", "false"):
         return value.lower() == "true"
     if "null" in kinds and value in ("null", "~", "None"):
@@ -148,7 +154,8 @@ def validate_config(config, schema_path, origins=None):
         value = config[section][key]
         if value and not (keys == ("corpus", "source") and is_url(value)):
             config[section][key] = os.path.expanduser(value)
-    check_prune(config["lmplz"]["prune"], config["orders"], origins)
+    for setting in prune_settings(config["lmplz"]["prune"]):
+        check_prune(setting, config["orders"], origins)
     return config
 
 
@@ -157,6 +164,12 @@ def explain(error):
     path = tuple(error.absolute_path)
     if error.validator == "anyOf" and path == ("corpus", "source"):
         return f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path"
+    if error.validator == "anyOf" and path == ("lmplz", "prune"):
+        return (
+            f"{error.instance!r} is neither a list of thresholds (say [0, 0, 1]) nor a list of such "
+            "lists (say [[], [0, 0, 1]], one model of every order for each); thresholds are whole "
+            "numbers from 0"
+        )
     if error.validator == "minimum" and path[:1] == ("orders",):
         return (
             f"{error.instance} is below 2: KenLM's binary models (build_binary, and the gap "

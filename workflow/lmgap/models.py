@@ -3,26 +3,44 @@
 from .errors import LmgapError
 
 
-def model_name(order, prune=(), discount_fallback=False):
-    """A folder name that tells models with different options apart: `o3`, `o4-prune0.0.1-fallback`."""
+def fraction_label(fraction):
+    """A training fraction as a folder name shows it: 0.01 -> `0.01`, never an exponent."""
+    return f"{fraction:.10f}".rstrip("0")
+
+
+def model_name(order, prune=(), discount_fallback=False, train_fraction=1.0):
+    """A folder name that tells models with different options apart: `o3`,
+    `o4-prune0.0.1-fallback`, `o5-frac0.1` (a model of the whole training split has no `-frac`)."""
     name = f"o{order}"
     if prune:
         name += "-prune" + ".".join(str(p) for p in prune)
     if discount_fallback:
         name += "-fallback"
+    if train_fraction != 1:
+        name += f"-frac{fraction_label(train_fraction)}"
     return name
 
 
-def models_from_config(orders, prune, discount_fallback):
-    """{name: options} for every order, sharing the configured lmplz options."""
+def models_from_config(orders, prune_settings, discount_fallback, train_fractions=(1.0,)):
+    """{name: options} for every combination of order, pruning and training fraction."""
     return {
-        model_name(order, prune, discount_fallback): {
+        model_name(order, prune, discount_fallback, fraction): {
             "order": order,
             "prune": list(prune),
             "discount_fallback": bool(discount_fallback),
+            "train_fraction": float(fraction),
         }
         for order in sorted(set(orders))
+        for prune in prune_settings
+        for fraction in sorted(set(train_fractions))
     }
+
+
+def prune_settings(prune):
+    """lmplz.prune as a list of settings: one list of thresholds, or a list of such lists."""
+    if prune and all(isinstance(setting, list) for setting in prune):
+        return [list(setting) for setting in dict.fromkeys(tuple(setting) for setting in prune)]
+    return [list(prune)]
 
 
 # lmplz holds its vocabulary hash table (24 MiB before the first word) within -S, whatever

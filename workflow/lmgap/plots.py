@@ -21,22 +21,24 @@ def _save(figure, path):
 
 def _variants(frame):
     """Models that differ only in order form one line: group by the other options."""
-    return frame.groupby(["prune", "discount_fallback"], sort=True)
+    return frame.groupby(["prune", "discount_fallback", "train_fraction"], sort=True)
 
 
-def _variant_label(prune, fallback):
+def _variant_label(prune, fallback, fraction=1.0):
     parts = [] if prune == "none" else [f"prune {prune}"]
     if fallback:
         parts.append("fallback")
+    if fraction != 1:
+        parts.append(f"{fraction:g} of train")
     return ", ".join(parts)
 
 
 def perplexity_by_order(frame, path):
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in frame.groupby("split", sort=True):
-        for (prune, fallback), group in _variants(by_split):
+        for (prune, fallback, fraction), group in _variants(by_split):
             group = group.sort_values("order")
-            suffix = " ".join(filter(None, [split, _variant_label(prune, fallback)]))
+            suffix = " ".join(filter(None, [split, _variant_label(prune, fallback, fraction)]))
             axes.plot(group["order"], group["perplexity_including_oovs"], "o-", label=f"incl. OOVs, {suffix}")
             axes.plot(group["order"], group["perplexity_excluding_oovs"], "s--", label=f"excl. OOVs, {suffix}")
     axes.set_xlabel("n-gram order")
@@ -44,6 +46,44 @@ def perplexity_by_order(frame, path):
     axes.set_xticks(sorted(frame["order"].unique()))
     axes.legend(fontsize="small")
     axes.grid(alpha=0.3)
+    _save(figure, path)
+
+
+def learning_curve(frame, path):
+    """Perplexity against the tokens trained on, one line per order (and pruning), log x."""
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for split, by_split in frame.groupby("split", sort=True):
+        for (order, prune, fallback), group in by_split.groupby(["order", "prune", "discount_fallback"], sort=True):
+            group = group.sort_values("train_tokens")
+            label = ", ".join(filter(None, [f"order {order}", _variant_label(prune, fallback), split]))
+            axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "o-", label=label)
+    _perplexity_against_log(figure, axes, "training tokens (train_fraction of the training split)", path)
+
+
+def perplexity_by_size(frame, path):
+    """Perplexity against the binary model's size: what pruning trades, model by model."""
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for split, by_split in frame.groupby("split", sort=True):
+        for pruned, marker in ((False, "o"), (True, "x")):
+            group = by_split[(by_split["prune"] != "none") == pruned]
+            if group.empty:
+                continue
+            axes.scatter(
+                group["binary_bytes"] / 2**20, group["perplexity_including_oovs"], marker=marker,
+                label=f"{'pruned' if pruned else 'unpruned'}, {split}",
+            )
+            for row in group.itertuples(index=False):
+                axes.annotate(row.model, (row.binary_bytes / 2**20, row.perplexity_including_oovs), fontsize=6)
+    _perplexity_against_log(figure, axes, "binary model size (MB)", path)
+
+
+def _perplexity_against_log(figure, axes, xlabel, path):
+    """Label a plot of perplexity against a quantity spanning magnitudes, and save it."""
+    axes.set_xscale("log")
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel("perplexity incl. OOVs")
+    axes.legend(fontsize="small")
+    axes.grid(alpha=0.3, which="both")
     _save(figure, path)
 
 

@@ -18,13 +18,17 @@ FIGURES = [
     "log10_likelihood_incl", "log10_likelihood_excl", "ln_likelihood_incl", "ln_likelihood_excl",
     "likelihood_incl", "likelihood_excl", "srilm_ppl", "srilm_ppl1",
 ]
-INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total"}
+INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total", "train_tokens"}
 
 # The meaning of every column of perplexity.tsv, written once: the Markdown table's note and the
 # report's caption are made from it, and the README's table is checked against it.
 COLUMNS = [
     (("order", "split", "model"),
      "the model's n-gram order, the split scored, the model's folder under `results/models/`"),
+    (("train_fraction", "train_tokens"),
+     "the share of the training split's documents (lines) the model was trained on, the same "
+     "nested sample every run (`train_fraction` in config.yaml); its tokens, the words of every "
+     "line and one `</s>` per line, as `tokens` counts them"),
     (("perplexity_including_oovs", "perplexity_excluding_oovs"),
      "KenLM's two perplexities, 10^(-log10 P / tokens): out-of-vocabulary (OOV) words scored as "
      "`<unk>`, or OOV tokens left out of log10 P and the count"),
@@ -52,7 +56,7 @@ COLUMNS = [
 ]
 # What each headline of the Markdown table shows, from perplexity.tsv.
 SHOWN = [
-    ("PPL incl. OOVs", "perplexity_including_oovs"), ("PPL excl. OOVs", "perplexity_excluding_oovs"),
+    ("Train tokens", "train_tokens"), ("PPL incl. OOVs", "perplexity_including_oovs"), ("PPL excl. OOVs", "perplexity_excluding_oovs"),
     ("OOV rate", "oov_rate"), ("Bits/token", "cross_entropy_bits_incl"), ("SRILM ppl1", "srilm_ppl1"),
     ("Full-order hits", "hit_ratio_k"), ("n-grams", "ngrams_total"), ("Binary (MB)", "binary_bytes"),
 ]
@@ -75,9 +79,9 @@ def definitions_markdown(extra_options=""):
     return "\n".join(lines)
 
 
-def definitions_rst():
-    """The same definitions for the report's caption (reStructuredText)."""
-    return [(", ".join(f"``{name}``" for name in names), text.replace("`", "``")) for names, text in COLUMNS]
+def definitions_rst(columns=COLUMNS):
+    """Column definitions ((names, meaning) pairs) for a report caption, in reStructuredText."""
+    return [(", ".join(f"``{name}``" for name in names), text.replace("`", "``")) for names, text in columns]
 
 
 def prune_label(values):
@@ -89,26 +93,33 @@ def flag_label(flag):
     return "true" if flag else "false"
 
 
-def load_metrics(metric_paths, count_paths, binary_paths):
-    """One row per (model, split): every figure, the model's size and the raw sums, rows sorted.
+def load_metrics(metric_paths, model_files):
+    """One row per (model, split): every figure, the model's size and training text, and the raw
+    sums, rows sorted.
 
-    count_paths and binary_paths map a model name to its ngram_counts.json and binary.
+    model_files maps a model name to {"counts": its ngram_counts.json, "binary": its binary,
+    "stats": the stats of its training text}.
     """
     rows = []
     max_order = 1
     for path in metric_paths:
         with open(path) as handle:
             record = json.load(handle)
-        with open(count_paths[record["model"]]) as handle:
+        files = model_files[record["model"]]
+        with open(files["counts"]) as handle:
             ngrams = json.load(handle)["ngrams"]
+        with open(files["stats"]) as handle:
+            training = json.load(handle)
         max_order = max(max_order, record["order"])
         rows.append({
             "order": record["order"],
+            "train_fraction": record["train_fraction"],
+            "train_tokens": training["tokens"],
             "split": record["split"],
             **split_figures(record["sums"]),
             **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
             "ngrams_total": sum(ngrams),
-            "binary_bytes": Path(binary_paths[record["model"]]).stat().st_size,
+            "binary_bytes": Path(files["binary"]).stat().st_size,
             "log10_prob": record["sums"]["log10_prob"],
             "log10_prob_oov": record["sums"]["log10_prob_oov"],
             "prune": prune_label(record["prune"]),
@@ -117,11 +128,20 @@ def load_metrics(metric_paths, count_paths, binary_paths):
         })
     orders = range(1, max_order + 1)
     columns = [
-        "order", "split", *FIGURES, *(f"hit_ratio_{k}" for k in orders), *(f"ngrams_{k}" for k in orders),
-        "ngrams_total", "binary_bytes", "log10_prob", "log10_prob_oov", *OPTIONS, "model",
+        "order", "train_fraction", "train_tokens", "split", *FIGURES, *(f"hit_ratio_{k}" for k in orders),
+        *(f"ngrams_{k}" for k in orders), "ngrams_total", "binary_bytes", "log10_prob", "log10_prob_oov",
+        *OPTIONS, "model",
     ]
-    frame = pd.DataFrame(rows, columns=columns)
-    return frame.sort_values(["order", "split", "prune", "discount_fallback"], kind="stable").reset_index(drop=True)
+    return sort_models(pd.DataFrame(rows, columns=columns))
+
+
+def sort_models(frame):
+    """Rows by order, unpruned before pruned, then training fraction, split, model."""
+    key = frame.assign(pruned=frame["prune"] != "none")
+    order = key.sort_values(
+        ["order", "pruned", "prune", "discount_fallback", "train_fraction", "split", "model"], kind="stable"
+    ).index
+    return frame.loc[order].reset_index(drop=True)
 
 
 def _cell(value, column):
@@ -148,7 +168,7 @@ def write_tsv(frame, path):
 def markdown(frame):
     """A table for people: one row per model, the headline figures per evaluated split."""
     splits = list(dict.fromkeys(frame["split"]))
-    header = ["Model"]
+    header = ["Model", "Train tokens:"]
     for split in splits:
         prefix = f"{split} " if len(splits) > 1 else ""
         header += [
@@ -160,7 +180,7 @@ def markdown(frame):
     for model, group in frame.groupby("model", sort=False):
         by_split = group.set_index("split")
         first = group.iloc[0]
-        cells = [model]
+        cells = [model, f"{int(first['train_tokens']):,}"]
         for split in splits:
             row = by_split.loc[split]
             cells += [
@@ -182,17 +202,18 @@ def markdown(frame):
     return markdown_table(f"Perplexity on {', '.join(splits)}", header, rows, definitions_markdown(extra))
 
 
-def write_tables(metric_paths, count_paths, binary_paths, tsv_path, md_path):
+def write_tables(metric_paths, model_files, tsv_path, md_path):
     """Write both tables from the metrics files of the current config's models."""
-    frame = load_metrics(metric_paths, count_paths, binary_paths)
+    frame = load_metrics(metric_paths, model_files)
     write_tsv(frame, tsv_path)
     with atomic_open(md_path) as handle:
         handle.write(markdown(frame))
 
 
 COST_COLUMNS = [
-    "order", "lmplz_seconds", "lmplz_cpu_seconds", "build_binary_seconds", "build_binary_cpu_seconds",
-    "train_job_seconds", "query_seconds", "peak_rss_mb", "binary_bytes", *OPTIONS, "model",
+    "order", "train_fraction", "train_tokens", "lmplz_seconds", "lmplz_cpu_seconds",
+    "build_binary_seconds", "build_binary_cpu_seconds", "train_job_seconds", "query_seconds",
+    "peak_rss_mb", "binary_bytes", *OPTIONS, "model",
 ]
 
 
@@ -211,8 +232,12 @@ def cost_frame(models, files):
         with open(files[("usage", name)]) as handle:
             usage = json.load(handle)
         queries = [read_benchmark(path) for path in files[("query", name)]]
+        with open(files[("stats", name)]) as handle:
+            training = json.load(handle)
         rows.append({
             "order": options["order"],
+            "train_fraction": options["train_fraction"],
+            "train_tokens": training["tokens"],
             "lmplz_seconds": usage["lmplz"]["seconds"],
             "lmplz_cpu_seconds": usage["lmplz"]["cpu_seconds"],
             "build_binary_seconds": usage["build_binary"]["seconds"],

@@ -1,4 +1,5 @@
 import json
+import math
 import os
 import sys
 import tempfile
@@ -24,9 +25,16 @@ from lmgap.rebuild import header_path
 from lmgap.gap.candidates import index_memory_mb
 from lmgap.gap.table import gap_definitions_rst
 from lmgap.tables import definitions_rst
+from lmgap.comparison import DEFINITIONS as COMPARISON_COLUMNS
 from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
 from lmgap.locks import clear_stale_locks
-from lmgap.models import LMPLZ_MIN_MB, models_from_config, train_job_mb
+from lmgap.models import (
+    LMPLZ_MIN_MB,
+    fraction_label,
+    models_from_config,
+    prune_settings,
+    train_job_mb,
+)
 
 try:
     config = validate_config(
@@ -37,9 +45,18 @@ try:
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 
+# Where the jobs run. Given --jobs rather than --cores, Snakemake sends them to a cluster (an
+# executor plugin such as SLURM's; it then sets no limit on cores), and it parses this file
+# again inside every cluster job (remote mode). Locally, a memory budget and one job per core
+# decide what runs at once; on a cluster each job asks the scheduler for what it needs, and as
+# many run at once as the cluster grants.
+ON_CLUSTER = workflow.remote_exec or workflow.resource_settings.nodes is not None
+
 # A run killed with SIGKILL cannot release Snakemake's lock; with no run alive here, the next
-# run clears it instead of asking for `snakemake --unlock`.
-if clear_stale_locks():
+# run clears it instead of asking for `snakemake --unlock`. Only a local run started by a user
+# looks: a cluster job (or a run whose jobs run on other hosts) cannot see the processes of
+# the run that holds the lock, and would delete a live run's lock.
+if workflow.is_main_process and not ON_CLUSTER and clear_stale_locks():
     print(
         "lmgap: removed the lock a killed run left in .snakemake/locks", file=sys.stderr
     )
@@ -59,8 +76,12 @@ def kenlm_build_order(order):
 
 
 KENLM_BUILDS = sorted({kenlm_build_order(order) for order in ORDERS})
+TRAIN_FRACTIONS = sorted({float(fraction) for fraction in config["train_fraction"]})
 MODELS = models_from_config(
-    ORDERS, config["lmplz"]["prune"], config["lmplz"]["discount_fallback"]
+    ORDERS,
+    prune_settings(config["lmplz"]["prune"]),
+    config["lmplz"]["discount_fallback"],
+    TRAIN_FRACTIONS,
 )
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
 # Every split the corpus step provides: the scored ones, the training one and test-A if asked for.
@@ -88,6 +109,7 @@ wildcard_constraints:
     tool=r"lmplz|query|build_binary",
     context=r"both|left",
     max_order=r"\d+",
+    fraction=r"0\.[0-9]*[1-9]",
     system=r"(both|left)/o\d+(-[a-z0-9.]+)*|unigram",
 
 
@@ -233,32 +255,63 @@ def model_options(wildcards):
     return MODELS[wildcards.model]
 
 
+def training_text_of(model):
+    """The text a model is trained on: the training split's, or the sample its fraction takes."""
+    fraction, split = MODELS[model]["train_fraction"], config["train_split"]
+    if fraction == 1:
+        return f"results/text/{split}.txt"
+    return f"results/text/{split}-frac{fraction_label(fraction)}.txt"
+
+
+def training_text(wildcards):
+    return training_text_of(wildcards.model)
+
+
+def training_stats_of(model):
+    return training_text_of(model).removesuffix(".txt") + ".stats.json"
+
+
+# The gap task's candidates come from the whole training split, so it predicts with the models
+# trained on all of it; models of smaller fractions are scored for perplexity only.
+GAP_MODELS = sorted(
+    name for name, options in MODELS.items() if options["train_fraction"] == 1
+)
+
+
 def physical_memory_mb():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
 
 
-# The memory budget of all jobs running at once: --resources mem_mb=N if given, else
-# memory.budget_mb, else 80% of physical memory read now. Snakemake starts no job that
-# would take the sum of running jobs' mem_mb over it.
+# Locally, the memory budget of all jobs running at once: --resources mem_mb=N if given, else
+# memory.budget_mb, else 80% of physical memory read now. Snakemake starts no job that would
+# take the sum of running jobs' mem_mb over it. On a cluster no budget is shared: each job asks
+# for what it needs, and memory.budget_mb, if set, caps what any one job may ask for (the
+# memory of the largest node it may run on).
+NO_CAP_MB = 2**40
 if "mem_mb" in workflow.global_resources:
     MEMORY_BUDGET_MB = int(workflow.global_resources["mem_mb"].value)
     BUDGET_FROM = "--resources mem_mb"
+elif config["memory"]["budget_mb"]:
+    MEMORY_BUDGET_MB = config["memory"]["budget_mb"]
+    BUDGET_FROM = "memory.budget_mb"
+elif ON_CLUSTER:
+    MEMORY_BUDGET_MB = NO_CAP_MB
+    BUDGET_FROM = "none"
 else:
-    if config["memory"]["budget_mb"]:
-        MEMORY_BUDGET_MB = config["memory"]["budget_mb"]
-        BUDGET_FROM = "memory.budget_mb"
-    else:
-        PHYSICAL_MB = physical_memory_mb()
-        MEMORY_BUDGET_MB = int(PHYSICAL_MB * 0.8)
-        BUDGET_FROM = (
-            f"80% of {PHYSICAL_MB:,} MB of memory; memory.budget_mb changes it"
-        )
+    PHYSICAL_MB = physical_memory_mb()
+    MEMORY_BUDGET_MB = int(PHYSICAL_MB * 0.8)
+    BUDGET_FROM = f"80% of {PHYSICAL_MB:,} MB of memory; memory.budget_mb changes it"
+if not ON_CLUSTER and "mem_mb" not in workflow.global_resources:
     workflow.register_resource("mem_mb", MEMORY_BUDGET_MB)
-# Work runs at most one job per physical core, whatever --cores says: lmplz, build_binary and
-# query each keep about one core busy, and more jobs than cores only share them.
-if "cpus" not in workflow.global_resources:
-    workflow.register_resource("cpus", len(os.sched_getaffinity(0)))
-CPUS = int(workflow.global_resources["cpus"].value)
+# Locally at most one job per physical core, whatever --cores says: lmplz, build_binary and
+# query each keep about one core busy, and more jobs than cores only share them. On a cluster
+# the scheduler places jobs by their cpus_per_task; gap scoring runs two processes per job.
+if ON_CLUSTER:
+    CPUS = 2
+else:
+    if "cpus" not in workflow.global_resources:
+        workflow.register_resource("cpus", len(os.sched_getaffinity(0)))
+    CPUS = int(workflow.global_resources["cpus"].value)
 
 
 def declared_cores():
@@ -269,14 +322,28 @@ def declared_cores():
         return CPUS
 
 
-TRAIN_JOBS_AT_ONCE = max(1, min(len(MODELS), CPUS, declared_cores()))
-LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // TRAIN_JOBS_AT_ONCE
-print(
-    f"lmgap: memory budget {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}); at most "
-    f"{TRAIN_JOBS_AT_ONCE} train jobs at once, each within {LMPLZ_SHARE_MB:,} MB where its "
-    "model allows",
-    file=sys.stderr,
+# On a cluster every train job runs on its own share of a node, so each gets all it needs.
+TRAIN_JOBS_AT_ONCE = (
+    1 if ON_CLUSTER else max(1, min(len(MODELS), CPUS, declared_cores()))
 )
+LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // TRAIN_JOBS_AT_ONCE
+if workflow.is_main_process and ON_CLUSTER:
+    print(
+        "lmgap: cluster run: each job asks for the memory, cores and time it needs"
+        + (
+            f", at most {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM})"
+            if MEMORY_BUDGET_MB != NO_CAP_MB
+            else ""
+        ),
+        file=sys.stderr,
+    )
+elif workflow.is_main_process:
+    print(
+        f"lmgap: memory budget {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}); at most "
+        f"{TRAIN_JOBS_AT_ONCE} train jobs at once, each within {LMPLZ_SHARE_MB:,} MB where its "
+        "model allows",
+        file=sys.stderr,
+    )
 if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
     raise WorkflowError(
         f"The memory budget of {MEMORY_BUDGET_MB} MB leaves each lmplz running at once "
@@ -286,13 +353,38 @@ if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
     )
 
 
+def training_text_mb(input):
+    """The training text's size: the estimates are per byte of text (not of the tools, also inputs)."""
+    return max(os.path.getsize(input.text) / 2**20, 1)
+
+
 def train_mem_mb(wildcards, input):
     """lmplz and build_binary run together in one job; it gives lmplz all but build_binary's part."""
-    order, text_mb = MODELS[wildcards.model]["order"], max(input.size_mb, 1)
+    order = MODELS[wildcards.model]["order"]
     try:
-        return train_job_mb(order, text_mb, LMPLZ_SHARE_MB, MEMORY_BUDGET_MB)
+        return train_job_mb(
+            order, training_text_mb(input), LMPLZ_SHARE_MB, MEMORY_BUDGET_MB
+        )
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
+
+
+# Minutes a job may run, for a cluster's scheduler (which kills a job that overruns), several
+# times what BENCHMARKS.md measured: a 5-gram of the real corpus (836 MB of text) trains in
+# about 6 minutes and is given 52. Local runs have no limit.
+def train_runtime(wildcards, input):
+    return 10 + math.ceil(
+        MODELS[wildcards.model]["order"] * training_text_mb(input) / 100
+    )
+
+
+def runtime_per_100_mb(wildcards, input):
+    """Reading a model or a text once: query, gap scoring, sampling."""
+    return 10 + math.ceil(input.size_mb / 100)
+
+
+def candidates_runtime(wildcards, input):
+    return 10 + math.ceil(input.size_mb / 20)
 
 
 def model_mem_mb(wildcards, input):
@@ -349,7 +441,7 @@ def gap_candidates_of(wildcards):
 def gap_systems():
     """Every scored prediction: each model with both contexts and with the left alone, and the baseline."""
     return [
-        f"{context}/{model}" for model in sorted(MODELS) for context in ("both", "left")
+        f"{context}/{model}" for model in GAP_MODELS for context in ("both", "left")
     ] + ["unigram"]
 
 
@@ -365,7 +457,15 @@ def gap_stats(system, split):
 def experiment_settings():
     """The settings the results depend on, for the provenance record (not lmplz.temp_dir, not
     the memory budget)."""
-    keys = ("corpus", "train_split", "eval_splits", "orders", "gap")
+    keys = (
+        "corpus",
+        "train_split",
+        "eval_splits",
+        "orders",
+        "train_fraction",
+        "comparison",
+        "gap",
+    )
     lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
     return {**{key: config[key] for key in keys}, "lmplz": lmplz}
 

@@ -1,3 +1,12 @@
+# On a cluster these run where Snakemake was started, not as jobs: the fetch may need the
+# network, which compute nodes often lack, and the others read a few small files in a second,
+# less than a job's queueing and start-up (tables.smk adds the tables).
+localrules:
+    fetch_corpus,
+    split_fingerprint,
+    corpus_manifest,
+
+
 rule fetch_corpus:
     input:
         local_corpus_files,
@@ -62,6 +71,9 @@ rule rebuild_text:
     resources:
         mem_mb=200,
         cpus=1,
+        cpus_per_task=1,
+        # The real corpus's training split (836 MB of text) takes about two minutes.
+        runtime=60,
     script:
         "../scripts/rebuild_text.py"
 
@@ -78,5 +90,7 @@ rule document_years:
     resources:
         mem_mb=200,
         cpus=1,
+        cpus_per_task=1,
+        runtime=30,
     script:
         "../scripts/document_years.py"

@@ -1,3 +1,8 @@
+# The gap table reads the scores' small files: on a cluster it runs where Snakemake was started.
+localrules:
+    gap_table,
+
+
 rule gap_heldout:
     input:
         fingerprint=train_fingerprint,
@@ -11,6 +16,9 @@ rule gap_heldout:
     resources:
         mem_mb=500,
         cpus=1,
+        cpus_per_task=1,
+        # It reads the training split's in.tsv.xz and expected.tsv, not an input file.
+        runtime=30,
     params:
         wanted=GAP["heldout_lines"],
     script:
@@ -34,6 +42,8 @@ rule gap_candidates:
     resources:
         mem_mb=gap_index_mem_mb,
         cpus=1,
+        cpus_per_task=1,
+        runtime=candidates_runtime,
     params:
         per_context=GAP["candidates_per_context"],
         frequent=GAP["frequent_words"],
@@ -54,6 +64,8 @@ rule build_kenlm_python:
     resources:
         mem_mb=2000,
         cpus=1,
+        cpus_per_task=1,
+        runtime=30,
     params:
         version=KENLM_VERSION,
         sha256=KENLM_SHA256,
@@ -79,6 +91,8 @@ rule gap_logprobs:
     resources:
         mem_mb=gap_logprobs_mem_mb,
         cpus=CPUS,
+        cpus_per_task=CPUS,
+        runtime=runtime_per_100_mb,
     script:
         "../scripts/gap_logprobs.py"
 
@@ -99,6 +113,8 @@ rule gap_predictions:
     resources:
         mem_mb=1000,
         cpus=1,
+        cpus_per_task=1,
+        runtime=30,
     params:
         top_k=GAP["top_k"],
     script:
@@ -120,6 +136,8 @@ rule gap_unigram:
     resources:
         mem_mb=500,
         cpus=1,
+        cpus_per_task=1,
+        runtime=10,
     params:
         top_k=GAP["top_k"],
     script:
@@ -141,6 +159,8 @@ rule gap_evaluate:
     resources:
         mem_mb=1000,
         cpus=1,
+        cpus_per_task=1,
+        runtime=30,
     params:
         variant=lambda wildcards: wildcards.system.split("/")[0],
     script:
@@ -161,7 +181,7 @@ rule gap_table:
         ],
         seconds=expand(
             rules.gap_logprobs.benchmark,
-            model=sorted(MODELS),
+            model=GAP_MODELS,
             split=config["eval_splits"],
         ),
         coverage=expand(
@@ -170,7 +190,7 @@ rule gap_table:
         submissions=expand(
             rules.gap_predictions.output.out,
             context="both",
-            model=sorted(MODELS),
+            model=GAP_MODELS,
             split=GAP_SPLITS,
         ),
         fingerprint=all_fingerprints,
@@ -186,7 +206,7 @@ rule gap_table:
     params:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=gap_definitions_rst(),
-        models=MODELS,
+        models={name: MODELS[name] for name in GAP_MODELS},
         systems=gap_systems(),
         splits=config["eval_splits"],
         top_k=GAP["top_k"],

@@ -16,6 +16,8 @@ if not config["kenlm"]["bin_dir"]:
         resources:
             mem_mb=2000,
             cpus=2,
+            cpus_per_task=2,
+            runtime=30,
         params:
             version=KENLM_VERSION,
             sha256=KENLM_SHA256,

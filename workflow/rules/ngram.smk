@@ -1,6 +1,49 @@
+# A share of the training split's documents for a learning curve, the same lines every run.
+rule sample_training_text:
+    input:
+        text=rules.rebuild_text.output.text,
+        fingerprint=split_fingerprint,
+    output:
+        text="results/text/{split}-frac{fraction}.txt",
+        stats="results/text/{split}-frac{fraction}.stats.json",
+    log:
+        "logs/sample_training_text/{split}-frac{fraction}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=500,
+        cpus=1,
+        cpus_per_task=1,
+        runtime=runtime_per_100_mb,
+    params:
+        fraction=lambda wildcards: float(wildcards.fraction),
+    script:
+        "../scripts/sample_training_text.py"
+
+
+# What the whole training split holds, for the tables' train_tokens.
+rule training_text_stats:
+    input:
+        text=rules.rebuild_text.output.text,
+        fingerprint=split_fingerprint,
+    output:
+        stats="results/text/{split}.stats.json",
+    log:
+        "logs/training_text_stats/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=200,
+        cpus=1,
+        cpus_per_task=1,
+        runtime=runtime_per_100_mb,
+    script:
+        "../scripts/training_text_stats.py"
+
+
 rule train:
     input:
-        text=expand(rules.rebuild_text.output.text, split=config["train_split"]),
+        text=training_text,
         lmplz=kenlm_tool("lmplz"),
         build_binary=kenlm_tool("build_binary"),
         fingerprint=train_fingerprint,
@@ -21,6 +64,9 @@ rule train:
     resources:
         mem_mb=train_mem_mb,
         cpus=1,
+        # On a cluster node: lmplz and build_binary run at once, streaming the model.
+        cpus_per_task=2,
+        runtime=train_runtime,
     params:
         options=model_options,
         kenlm=kenlm_identity(),
@@ -46,6 +92,8 @@ rule query:
     resources:
         mem_mb=model_mem_mb,
         cpus=1,
+        cpus_per_task=1,
+        runtime=runtime_per_100_mb,
     params:
         options=model_options,
     script:

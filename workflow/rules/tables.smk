@@ -1,3 +1,14 @@
+# The tables, plots and records read small files (per-model sums, per-document figures) and
+# take seconds: on a cluster they run where Snakemake was started (see corpus.smk).
+localrules:
+    perplexity_table,
+    cost_table,
+    comparison_table,
+    provenance,
+    document_tables,
+    plots,
+
+
 rule perplexity_table:
     input:
         metrics=expand(
@@ -7,6 +18,7 @@ rule perplexity_table:
         ),
         counts=expand(rules.train.output.counts, model=sorted(MODELS)),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        stats=[training_stats_of(model) for model in sorted(MODELS)],
         fingerprint=all_fingerprints,
     output:
         tsv=report(
@@ -22,6 +34,7 @@ rule perplexity_table:
     params:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(),
+        models=sorted(MODELS),
     script:
         "../scripts/perplexity_table.py"
 
@@ -34,6 +47,7 @@ rule cost_table:
             rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]
         ),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        stats=rules.perplexity_table.input.stats,
         fingerprint=all_fingerprints,
     output:
         tsv=report(
@@ -49,6 +63,43 @@ rule cost_table:
         splits=config["eval_splits"],
     script:
         "../scripts/cost_table.py"
+
+
+rule comparison_table:
+    input:
+        table=rules.perplexity_table.output.tsv,
+        # In the order models x splits.
+        documents=expand(
+            rules.query.output.documents,
+            model=sorted(MODELS),
+            split=config["eval_splits"],
+        ),
+        fingerprint=all_fingerprints,
+    output:
+        tsv=report(
+            "results/tables/comparison.tsv",
+            caption="../report/comparison.rst",
+            category="Tables",
+        ),
+        md="results/tables/comparison.md",
+    log:
+        "logs/comparison_table/comparison_table.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=1000,
+        cpus=1,
+        cpus_per_task=1,
+        runtime=30,
+    params:
+        # For the report's caption: the columns' definitions, from their one source.
+        definitions=definitions_rst(COMPARISON_COLUMNS),
+        models=MODELS,
+        splits=config["eval_splits"],
+        resamples=config["comparison"]["resamples"],
+        seed=config["comparison"]["seed"],
+    script:
+        "../scripts/comparison_table.py"
 
 
 rule provenance:
@@ -124,6 +175,16 @@ rule plots:
         hits=report(
             "results/plots/hit_ratios.png",
             caption="../report/hit_ratios.rst",
+            category="Plots",
+        ),
+        learning_curve=report(
+            "results/plots/learning_curve.png",
+            caption="../report/learning_curve.rst",
+            category="Plots",
+        ),
+        by_size=report(
+            "results/plots/perplexity_by_size.png",
+            caption="../report/perplexity_by_size.rst",
             category="Plots",
         ),
         documents=report(

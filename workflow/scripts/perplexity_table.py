@@ -9,18 +9,14 @@ from lmgap.scriptio import run
 from lmgap.tables import write_tables
 
 
-def by_model(paths):
-    """{model: path} for files under results/models/{model}/."""
-    return {Path(path).parent.name: path for path in paths}
+def main(log):
+    files = {
+        model: {"counts": counts, "binary": binary, "stats": stats}
+        for model, counts, binary, stats in zip(
+            snakemake.params.models, snakemake.input.counts, snakemake.input.binary, snakemake.input.stats
+        )
+    }
+    write_tables(snakemake.input.metrics, files, snakemake.output.tsv, snakemake.output.md)
 
 
-run(
-    snakemake,
-    lambda log: write_tables(
-        snakemake.input.metrics,
-        by_model(snakemake.input.counts),
-        by_model(snakemake.input.binary),
-        snakemake.output.tsv,
-        snakemake.output.md,
-    ),
-)
+run(snakemake, main)

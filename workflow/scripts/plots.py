@@ -19,6 +19,8 @@ def main(log):
     documents = load_all_documents(snakemake.input.documents, snakemake.input.years)
     plots.perplexity_by_order(table, snakemake.output.by_order)
     plots.hit_ratios(table, snakemake.output.hits)
+    plots.learning_curve(table, snakemake.output.learning_curve)
+    plots.perplexity_by_size(table, snakemake.output.by_size)
     plots.document_perplexity(documents, snakemake.output.documents)
     plots.perplexity_by_decade(decades, snakemake.output.by_decade)
 

@@ -13,14 +13,14 @@ from lmgap.scriptio import run
 
 def main(log):
     options = snakemake.params.options
-    text_mb = max(Path(snakemake.input.text[0]).stat().st_size / 2**20, 1)
+    text_mb = max(Path(snakemake.input.text).stat().st_size / 2**20, 1)
     counts, usage = train(
         lmplz=snakemake.input.lmplz,
         build_binary=snakemake.input.build_binary,
         order=options["order"],
         mem_mb=lmplz_share_mb(snakemake.resources.mem_mb, options["order"], text_mb),
         tmpdir=temp_dir(snakemake.config, snakemake.wildcards.model),
-        text=snakemake.input.text[0],
+        text=snakemake.input.text,
         binary=snakemake.output.binary,
         log=log,
         prune=options["prune"],

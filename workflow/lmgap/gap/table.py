@@ -6,7 +6,7 @@ import math
 import pandas as pd
 
 from ..atomic import atomic_open
-from ..tables import markdown_table, read_benchmark
+from ..tables import definitions_rst, markdown_table, read_benchmark
 from .coverage import describe
 from .geval import DEFAULT_BITS, metric_names
 
@@ -47,7 +47,7 @@ def gap_meaning(column):
 
 def gap_definitions_rst():
     """The definitions for the report's caption (reStructuredText)."""
-    return [(", ".join(f"``{name}``" for name in names), text.replace("`", "``")) for names, text in GAP_COLUMNS]
+    return definitions_rst(GAP_COLUMNS)
 
 
 UNIGRAM_METHOD = "1 - share of held-out training gap words among the listed ones"

@@ -1,0 +1,170 @@
+"""Which differences are real: for models that differ in one setting, the ratio of their
+perplexities on each scored split with a confidence interval from a paired bootstrap over the
+split's documents (its lines).
+
+Both models score the same documents, so each resample draws documents (with replacement) once
+and sums both models' log-probabilities over the same draw: what makes a document hard for one
+model makes it hard for the other, and only their difference varies. Every pair and split uses
+the same draws (the seed's), and the output is the same, byte for byte, on every run.
+"""
+
+import csv
+from dataclasses import dataclass
+
+import numpy as np
+
+from .atomic import atomic_open
+from .errors import LmgapError
+from .tables import markdown_table
+
+CONFIDENCE = 0.95
+# Resamples drawn at once: a block of indices is CHUNK times the documents.
+CHUNK = 64
+SETTINGS = ("order", "train_fraction", "prune")
+
+
+@dataclass(frozen=True)
+class Pair:
+    model: str
+    baseline: str
+    setting: str
+
+
+def model_pairs(models):
+    """Pairs of models (name, options as MODELS holds them) that differ in one setting: each
+    order against the next lower one, each training fraction against the next smaller one, each
+    pruned model against the unpruned one; the other settings equal."""
+    def key(options):
+        return options["order"], tuple(options["prune"]), options["train_fraction"]
+
+    named = {key(options): name for name, options in models.items()}
+    orders = sorted({options["order"] for options in models.values()})
+    fractions = sorted({options["train_fraction"] for options in models.values()})
+    pairs = []
+    for name, options in sorted(models.items()):
+        order, prune, fraction = key(options)
+        candidates = []
+        if orders.index(order):
+            candidates.append(("order", (orders[orders.index(order) - 1], prune, fraction)))
+        if fractions.index(fraction):
+            candidates.append(("train_fraction", (order, prune, fractions[fractions.index(fraction) - 1])))
+        if prune:
+            candidates.append(("prune", (order, (), fraction)))
+        pairs += [Pair(name, named[other], setting) for setting, other in candidates if other in named]
+    return sorted(pairs, key=lambda pair: (SETTINGS.index(pair.setting), pair.model))
+
+
+def bootstrap_log10_ratios(difference, tokens, resamples, seed):
+    """log10 of the perplexity ratio in each resample: sum of difference (log10 P of the baseline
+    minus log10 P of the model, per document) over the drawn documents, divided by their tokens."""
+    count = len(difference)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    ratios = np.empty(resamples)
+    for start in range(0, resamples, CHUNK):
+        draws = rng.integers(0, count, size=(min(CHUNK, resamples - start), count))
+        ratios[start:start + len(draws)] = difference[draws].sum(axis=1) / tokens[draws].sum(axis=1)
+    return ratios
+
+
+def interval(log10_ratios, confidence=CONFIDENCE):
+    """The percentile interval of the ratios."""
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(np.power(10.0, log10_ratios), [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def read_documents(path):
+    """(line numbers, tokens, log10 P) of a documents.tsv."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return (
+        np.array([int(row["line"]) for row in rows]),
+        np.array([int(row["tokens"]) for row in rows], dtype=np.int64),
+        np.array([float(row["log10_prob"]) for row in rows]),
+    )
+
+
+def compare(pair, split, documents, figures, resamples, seed):
+    """One row of the comparison table. documents: {(model, split): path}; figures:
+    {(model, split): perplexity.tsv row}."""
+    lines, tokens, model_log10 = read_documents(documents[(pair.model, split)])
+    base_lines, base_tokens, base_log10 = read_documents(documents[(pair.baseline, split)])
+    if not (np.array_equal(lines, base_lines) and np.array_equal(tokens, base_tokens)):
+        raise LmgapError(
+            f"{pair.model} and {pair.baseline} scored different documents of {split}; rerun the "
+            "pipeline so that both score the current text"
+        )
+    low, high = interval(bootstrap_log10_ratios(base_log10 - model_log10, tokens, resamples, seed))
+    model, baseline = figures[(pair.model, split)], figures[(pair.baseline, split)]
+    ratio = float(model["perplexity_including_oovs"]) / float(baseline["perplexity_including_oovs"])
+    return {
+        "split": split, "model": pair.model, "baseline": pair.baseline, "differs_in": pair.setting,
+        "perplexity_model": model["perplexity_including_oovs"],
+        "perplexity_baseline": baseline["perplexity_including_oovs"],
+        "ratio": repr(ratio), "ratio_ci_low": repr(low), "ratio_ci_high": repr(high),
+        "real": "yes" if high < 1 or low > 1 else "no",
+        "binary_bytes_model": model["binary_bytes"], "binary_bytes_baseline": baseline["binary_bytes"],
+        "documents": len(lines), "resamples": resamples, "seed": seed,
+    }
+
+
+COLUMNS = [
+    "split", "model", "baseline", "differs_in", "perplexity_model", "perplexity_baseline", "ratio",
+    "ratio_ci_low", "ratio_ci_high", "real", "binary_bytes_model", "binary_bytes_baseline",
+    "documents", "resamples", "seed",
+]
+# The meaning of comparison.tsv's columns, for the Markdown note, the report and the README.
+DEFINITIONS = [
+    (("split", "model", "baseline", "differs_in"),
+     "the split scored; two models that differ in one setting (`order`: the next lower order; "
+     "`train_fraction`: the next smaller share of the training split, whose smaller vocabulary "
+     "also prices unknown words otherwise; `prune`: the same model unpruned), all else equal"),
+    (("perplexity_model", "perplexity_baseline", "ratio"),
+     "their perplexities including OOVs (as in perplexity.tsv) and the model's divided by the "
+     "baseline's: below 1, the model predicts the split better"),
+    (("ratio_ci_low", "ratio_ci_high", "real"),
+     f"the {CONFIDENCE:.0%} percentile interval of the ratio over a paired bootstrap of the split's "
+     "documents (both models summed over the same drawn documents); `real`: the interval excludes 1"),
+    (("binary_bytes_model", "binary_bytes_baseline"), "the size of each binary model, for what pruning saves"),
+    (("documents", "resamples", "seed"),
+     "documents (lines) of the split; bootstrap resamples and their seed (`comparison` in config.yaml)"),
+]
+
+
+def write_comparison(models, splits, documents, table_path, resamples, seed, tsv_path, md_path):
+    """comparison.tsv and .md for every pair of the config's models on every scored split."""
+    with open(table_path, newline="") as handle:
+        figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
+    rows = [
+        compare(pair, split, documents, figures, resamples, seed)
+        for pair in model_pairs(models) for split in splits
+    ]
+    with atomic_open(tsv_path, newline="") as out:
+        out.write("\t".join(COLUMNS) + "\n")
+        for row in rows:
+            out.write("\t".join(str(row[column]) for column in COLUMNS) + "\n")
+    with atomic_open(md_path) as out:
+        out.write(comparison_markdown(rows, resamples, seed))
+
+
+def comparison_markdown(rows, resamples, seed):
+    table = [
+        [
+            row["split"], row["model"], row["baseline"], row["differs_in"],
+            f"{float(row['perplexity_model']):.2f}", f"{float(row['perplexity_baseline']):.2f}",
+            f"{float(row['ratio']):.4f}", f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}]",
+            row["real"],
+        ]
+        for row in rows
+    ]
+    note = "\n".join([
+        f"Definitions ({resamples:,} resamples, seed {seed}; every figure is in `comparison.tsv`):", "",
+        *(f"- {', '.join(f'`{name}`' for name in names)}: {text}." for names, text in DEFINITIONS),
+    ])
+    if not rows:
+        note = "No two models of the config differ in one setting (order, train_fraction or prune).\n\n" + note
+    return markdown_table(
+        "Which differences are real",
+        ["Split", "Model", "Baseline", "Differs in", "PPL:", "Baseline PPL:", "Ratio:", f"{CONFIDENCE:.0%} CI:", "Real"],
+        table, note,
+    )

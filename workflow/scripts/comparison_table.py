@@ -1,0 +1,23 @@
+"""Entry point of rule comparison_table."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.comparison import write_comparison
+from lmgap.scriptio import run
+
+
+def main(log):
+    models, splits = snakemake.params.models, snakemake.params.splits
+    # The documents files come in the order models x splits.
+    paths = iter(snakemake.input.documents)
+    documents = {(model, split): next(paths) for model in sorted(models) for split in splits}
+    write_comparison(
+        models, splits, documents, snakemake.input.table, snakemake.params.resamples, snakemake.params.seed,
+        snakemake.output.tsv, snakemake.output.md,
+    )
+
+
+run(snakemake, main)
