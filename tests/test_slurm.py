@@ -44,8 +44,8 @@ def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_p
     asked = {job["comment"]: (job["cpus_per_task"], job["mem_mb"] + "M") for job in jobs if not job["local"]}
     listed = jobs_recorded(cluster)
     records = {comment: (state, cpus, memory) for comment, state, cpus, memory, _, _ in listed}
-    # Both texts rebuilt, the years, the sample and its counts, eight models trained and scored.
-    assert len(listed) == len(records) == len(asked) == 2 + 1 + 2 + 8 + 8
+    # Both texts rebuilt, the years, the sample, eight models trained and scored.
+    assert len(listed) == len(records) == len(asked) == 2 + 1 + 1 + 8 + 8
     assert records == {comment: ("COMPLETED", *request) for comment, request in asked.items()}
     # Training asks for two cores (lmplz and build_binary) and the memory its model needs, far
     # below the node's and the local budget (80% of the machine's memory).

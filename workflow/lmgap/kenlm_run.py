@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -95,7 +96,15 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
                 raise LmgapError(f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}")
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
-    return counts, {"lmplz": trainer.usage, "build_binary": binariser.usage}
+    return counts, {"lmplz": trainer.usage, "build_binary": binariser.usage}, unigram_tokens(lmplz_text)
+
+
+def unigram_tokens(lmplz_text):
+    """The words lmplz read (its `Unigram tokens N types M` line; `</s>` not counted)."""
+    match = re.search(r"^Unigram tokens (\d+) types \d+$", lmplz_text, re.M)
+    if not match:
+        raise LmgapError(f"lmplz did not say how many words it read:\n{_stderr_tail(lmplz_text)}")
+    return int(match.group(1))
 
 
 class MeasuredProcess:

@@ -97,8 +97,7 @@ def load_metrics(metric_paths, model_files):
     """One row per (model, split): every figure, the model's size and training text, and the raw
     sums, rows sorted.
 
-    model_files maps a model name to {"counts": its ngram_counts.json, "binary": its binary,
-    "stats": the stats of its training text}.
+    model_files maps a model name to {"counts": its ngram_counts.json, "binary": its binary}.
     """
     rows = []
     max_order = 1
@@ -107,14 +106,13 @@ def load_metrics(metric_paths, model_files):
             record = json.load(handle)
         files = model_files[record["model"]]
         with open(files["counts"]) as handle:
-            ngrams = json.load(handle)["ngrams"]
-        with open(files["stats"]) as handle:
-            training = json.load(handle)
+            counts = json.load(handle)
+        ngrams = counts["ngrams"]
         max_order = max(max_order, record["order"])
         rows.append({
             "order": record["order"],
             "train_fraction": record["train_fraction"],
-            "train_tokens": training["tokens"],
+            "train_tokens": counts["training_text"]["tokens"],
             "split": record["split"],
             **split_figures(record["sums"]),
             **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
@@ -224,16 +222,16 @@ def read_benchmark(path):
 
 
 def cost_frame(models, files):
-    """One row per model; files maps (kind, model) to its train benchmark, usage record, query
-    benchmarks and binary."""
+    """One row per model; files maps (kind, model) to its train benchmark, usage record, n-gram
+    counts (with its training text's size), query benchmarks and binary."""
     rows = []
     for name, options in models.items():
         job = read_benchmark(files[("train", name)])
         with open(files[("usage", name)]) as handle:
             usage = json.load(handle)
         queries = [read_benchmark(path) for path in files[("query", name)]]
-        with open(files[("stats", name)]) as handle:
-            training = json.load(handle)
+        with open(files[("counts", name)]) as handle:
+            training = json.load(handle)["training_text"]
         rows.append({
             "order": options["order"],
             "train_fraction": options["train_fraction"],

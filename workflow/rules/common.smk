@@ -267,10 +267,6 @@ def training_text(wildcards):
     return training_text_of(wildcards.model)
 
 
-def training_stats_of(model):
-    return training_text_of(model).removesuffix(".txt") + ".stats.json"
-
-
 # The gap task's candidates come from the whole training split, so it predicts with the models
 # trained on all of it; models of smaller fractions are scored for perplexity only.
 GAP_MODELS = sorted(

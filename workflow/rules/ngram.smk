@@ -5,7 +5,6 @@ rule sample_training_text:
         fingerprint=split_fingerprint,
     output:
         text="results/text/{split}-frac{fraction}.txt",
-        stats="results/text/{split}-frac{fraction}.stats.json",
     log:
         "logs/sample_training_text/{split}-frac{fraction}.log",
     conda:
@@ -19,26 +18,6 @@ rule sample_training_text:
         fraction=lambda wildcards: float(wildcards.fraction),
     script:
         "../scripts/sample_training_text.py"
-
-
-# What the whole training split holds, for the tables' train_tokens.
-rule training_text_stats:
-    input:
-        text=rules.rebuild_text.output.text,
-        fingerprint=split_fingerprint,
-    output:
-        stats="results/text/{split}.stats.json",
-    log:
-        "logs/training_text_stats/{split}.log",
-    conda:
-        "../../envs/python.yaml"
-    resources:
-        mem_mb=200,
-        cpus=1,
-        cpus_per_task=1,
-        runtime=runtime_per_100_mb,
-    script:
-        "../scripts/training_text_stats.py"
 
 
 rule train:

@@ -18,7 +18,6 @@ rule perplexity_table:
         ),
         counts=expand(rules.train.output.counts, model=sorted(MODELS)),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
-        stats=[training_stats_of(model) for model in sorted(MODELS)],
         fingerprint=all_fingerprints,
     output:
         tsv=report(
@@ -47,7 +46,7 @@ rule cost_table:
             rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]
         ),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
-        stats=rules.perplexity_table.input.stats,
+        counts=rules.perplexity_table.input.counts,
         fingerprint=all_fingerprints,
     output:
         tsv=report(

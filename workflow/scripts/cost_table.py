@@ -14,7 +14,7 @@ def main(log):
     names = sorted(models)
     splits = snakemake.params.splits
     files = {}
-    for kind in ("train", "usage", "binary", "stats"):
+    for kind in ("train", "usage", "binary", "counts"):
         for name, path in zip(names, snakemake.input[kind]):
             files[(kind, name)] = path
     queries = list(snakemake.input.query)

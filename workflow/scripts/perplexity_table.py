@@ -11,10 +11,8 @@ from lmgap.tables import write_tables
 
 def main(log):
     files = {
-        model: {"counts": counts, "binary": binary, "stats": stats}
-        for model, counts, binary, stats in zip(
-            snakemake.params.models, snakemake.input.counts, snakemake.input.binary, snakemake.input.stats
-        )
+        model: {"counts": counts, "binary": binary}
+        for model, counts, binary in zip(snakemake.params.models, snakemake.input.counts, snakemake.input.binary)
     }
     write_tables(snakemake.input.metrics, files, snakemake.output.tsv, snakemake.output.md)
 

@@ -8,9 +8,11 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 from lmgap.sampling import write_sample
 from lmgap.scriptio import run
 
-run(
-    snakemake,
-    lambda log: write_sample(
-        snakemake.input.text, snakemake.params.fraction, snakemake.output.text, snakemake.output.stats
-    ),
-)
+
+
+def main(log):
+    lines, total = write_sample(snakemake.input.text, snakemake.params.fraction, snakemake.output.text)
+    log.write(f"kept {lines} of {total} lines (train_fraction {snakemake.params.fraction})\n")
+
+
+run(snakemake, main)

@@ -8,13 +8,14 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 from lmgap.atomic import write_json
 from lmgap.kenlm_run import temp_dir, train
 from lmgap.models import lmplz_share_mb
+from lmgap.sampling import count_lines
 from lmgap.scriptio import run
 
 
 def main(log):
     options = snakemake.params.options
     text_mb = max(Path(snakemake.input.text).stat().st_size / 2**20, 1)
-    counts, usage = train(
+    counts, usage, words = train(
         lmplz=snakemake.input.lmplz,
         build_binary=snakemake.input.build_binary,
         order=options["order"],
@@ -27,8 +28,16 @@ def main(log):
         discount_fallback=options["discount_fallback"],
         arpa=snakemake.output.get("arpa"),
     )
-    # ngrams[k - 1]: distinct k-grams the model holds.
-    write_json({"ngrams": [counts[k] for k in sorted(counts)]}, snakemake.output.counts)
+    # ngrams[k - 1]: distinct k-grams the model holds; the training text's size as the tables
+    # count tokens, its words as lmplz read them and one `</s>` per line.
+    lines = count_lines(snakemake.input.text)
+    write_json(
+        {
+            "ngrams": [counts[k] for k in sorted(counts)],
+            "training_text": {"lines": lines, "words": words, "tokens": words + lines},
+        },
+        snakemake.output.counts,
+    )
     write_json(usage, snakemake.output.usage)
 
 
