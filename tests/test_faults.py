@@ -34,7 +34,7 @@ def lmplz_running_in(workdir):
 def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_bin):
     # Newspaper-like text, large enough that lmplz runs for seconds.
     corpus = tmp_path / "corpus"
-    generate(corpus, 2_000_000, seed=3)
+    generate(corpus, 1_000_000, seed=3)
     config = {"corpus": {"source": str(corpus)}, "orders": [3, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
     run_pipeline(tmp_path / "clean", config)
 

@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 from lmgap.errors import LmgapError
-from lmgap.models import LMPLZ_MIN_MB, binary_mem_mb, lmplz_share_mb, train_job_mb
+from lmgap.models import LMPLZ_MIN_MB, binary_mem_mb, fraction_label, lmplz_share_mb, model_name, train_job_mb
 
 ORDERS = range(1, 7)
 TEXT_MB = [0.2, 1, 10, 57.3, 367, 836, 5000]
@@ -55,3 +55,12 @@ def test_a_budget_below_build_binarys_part_is_refused_with_the_setting_to_raise(
     # 10,706 MB for build_binary (above) and 1 GB for lmplz.
     with pytest.raises(LmgapError, match=r"about 11,730 MB .* about 10,706 MB .* budget of 8,000 MB\. Raise memory\.budget_mb"):
         train_job_mb(5, 836, 4000, 8000)
+
+
+def test_model_names_keep_every_digit_of_a_fraction_and_no_exponent():
+    assert [model_name(3, train_fraction=f) for f in (1.0, 0.5, 0.01, 1e-05, 0.12345678901)] == [
+        "o3", "o3-frac0.5", "o3-frac0.01", "o3-frac0.00001", "o3-frac0.12345678901",
+    ]
+    assert model_name(5, [0, 0, 1], True, 0.1) == "o5-prune0.0.1-fallback-frac0.1"
+    # The sample rule reads the fraction back from the folder name.
+    assert all(float(fraction_label(f)) == f for f in (0.3, 0.1 + 0.2, 2e-06, 0.999999))

@@ -1,11 +1,15 @@
 """Names and options of the models a config asks for, and the memory their jobs reserve."""
 
+from decimal import Decimal
+
 from .errors import LmgapError
 
 
 def fraction_label(fraction):
-    """A training fraction as a folder name shows it: 0.01 -> `0.01`, never an exponent."""
-    return f"{fraction:.10f}".rstrip("0")
+    """A training fraction as a folder name shows it: every digit of its shortest form, never an
+    exponent (1e-05 -> `0.00001`), so two fractions never share a folder and the sample rule
+    reads back the very number configured."""
+    return format(Decimal(repr(float(fraction))), "f")
 
 
 def model_name(order, prune=(), discount_fallback=False, train_fraction=1.0):
