@@ -9,7 +9,6 @@ from lmgap.sampling import write_sample
 from lmgap.scriptio import run
 
 
-
 def main(log):
     lines, total = write_sample(snakemake.input.text, snakemake.params.fraction, snakemake.output.text)
     log.write(f"kept {lines} of {total} lines (train_fraction {snakemake.params.fraction})\n")
