@@ -4,6 +4,7 @@ import csv
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -43,15 +44,29 @@ def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
     return root
 
 
-def jobs_executed(done):
-    """{rule: count} of the jobs a real (not dry) run started, from the job headers it printed;
-    after a checkpoint Snakemake drops jobs its plan listed, so the plan is not the answer."""
-    counts = {}
+def jobs_started(done):
+    """Every job a real (not dry) run started, from the job headers it printed: its rule, whether
+    it ran where Snakemake was started (on a cluster), the comment a SLURM executor gives its job
+    (rule and wildcard values) and the resources it asked for. After a checkpoint Snakemake drops
+    jobs its plan listed, so the plan is not the answer."""
+    jobs = []
     for line in done.stderr.splitlines():
-        match = re.fullmatch(r"(?:local)?(?:rule|checkpoint) (\w+):", line.strip())
-        if match:
-            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
-    return counts
+        line = line.strip()
+        header = re.fullmatch(r"(local)?(?:rule|checkpoint) (\w+):", line)
+        if header:
+            rule = header.group(2)
+            jobs.append({"rule": rule, "local": bool(header.group(1)), "comment": f"rule_{rule}"})
+        elif jobs and line.startswith("wildcards: "):
+            values = [pair.split("=", 1)[1] for pair in line[len("wildcards: "):].split(", ")]
+            jobs[-1]["comment"] += "_wildcards_" + "_".join(values).replace("/", "_")
+        elif jobs and line.startswith("resources: "):
+            jobs[-1].update(pair.split("=", 1) for pair in line[len("resources: "):].split(", "))
+    return jobs
+
+
+def jobs_executed(done):
+    """{rule: count} of the jobs a real run started."""
+    return dict(Counter(job["rule"] for job in jobs_started(done)))
 
 
 def jobs_run(done):

@@ -2,13 +2,12 @@
 fetch and the small table steps runs as a SLURM job, and the tables are byte for byte the local
 run's."""
 
-import re
 import shutil
 import subprocess
 
 import pytest
 
-from conftest import REPO, SNAKEMAKE
+from conftest import REPO, SNAKEMAKE, jobs_started
 from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snakemake_on_slurm
 
 # What runs where Snakemake was started: the fetch (the network) and what reads small files.
@@ -39,7 +38,7 @@ def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_p
         assert (work / "results/tables" / table).read_bytes() == (sweep_run / "work/results/tables" / table).read_bytes()
     # SLURM's own record: every job but the local ones, under a comment naming its rule and
     # wildcards, with the cores and memory the workflow asked for.
-    jobs = jobs_from_log(done.stderr)
+    jobs = jobs_started(done)
     assert {job["rule"] for job in jobs if job["local"]} == LOCAL_RULES
     asked = {job["comment"]: (job["cpus_per_task"], job["mem_mb"] + "M") for job in jobs if not job["local"]}
     listed = jobs_recorded(cluster)
@@ -71,19 +70,3 @@ def test_a_cluster_job_leaves_the_run_s_lock_alone(sweep_run, tmp_path):
     local = subprocess.run(command, capture_output=True, text=True, check=True)
     assert not lock.exists() and "removed the lock a killed run left" in local.stderr
 
-
-def jobs_from_log(log):
-    """Every job the run started: its rule, whether it ran here, the comment the executor gives
-    its SLURM job (rule and wildcard values) and the cores and memory it asked for."""
-    jobs = []
-    for line in log.splitlines():
-        line = line.strip()
-        header = re.fullmatch(r"(local)?(?:rule|checkpoint) (\w+):", line)
-        if header:
-            jobs.append({"rule": header.group(2), "local": bool(header.group(1)), "comment": f"rule_{header.group(2)}"})
-        elif line.startswith("wildcards: "):
-            values = [pair.split("=", 1)[1] for pair in line[len("wildcards: "):].split(", ")]
-            jobs[-1]["comment"] += "_wildcards_" + "_".join(values).replace("/", "_")
-        elif line.startswith("resources: "):
-            jobs[-1].update(pair.split("=", 1) for pair in line[len("resources: "):].split(", "))
-    return jobs

@@ -148,12 +148,17 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def count_newlines(handle):
+    """The line ends in a binary stream, read in blocks."""
+    return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+
+
 def describe_file(path):
     """sha256 of the file's bytes and the number of lines of its (decompressed) text."""
     opener = lzma.open if path.suffix == ".xz" else open
     try:
         with opener(path, "rb") as text:
-            lines = sum(block.count(b"\n") for block in iter(lambda: text.read(1 << 20), b""))
+            lines = count_newlines(text)
     except (lzma.LZMAError, EOFError) as err:
         raise LmgapError(f"{path} is corrupt or truncated ({err}); fetch the corpus again") from None
     return {"sha256": sha256(path), "lines": lines}

@@ -4,10 +4,10 @@ nested, so the 1% sample lies inside the 10% sample, which lies inside the whole
 import numpy as np
 
 from .atomic import atomic_open
+from .fetch import count_newlines
 
 # Every run draws the same keys: a model of a fraction is the same model on every machine.
 SEED = 20261121
-BLOCK = 1 << 20
 
 
 def line_keys(count, seed=SEED):
@@ -27,7 +27,7 @@ def sample_mask(count, fraction, seed=SEED):
 
 def count_lines(path):
     with open(path, "rb") as handle:
-        return sum(block.count(b"\n") for block in iter(lambda: handle.read(BLOCK), b""))
+        return count_newlines(handle)
 
 
 def write_sample(text_path, fraction, out_path):

@@ -16,10 +16,12 @@ from lmgap.fetch import (
     check_commit_source,
     check_files,
     is_url,
+    recorded_commit,
     required_files,
+    sha256,
+    uncompressed_mb,
+    upstream_commit,
 )
-from lmgap.fetch import uncompressed_mb
-from lmgap.fetch import recorded_commit, sha256, upstream_commit
 from lmgap.fetch import corpus_root as lmgap_corpus_root
 from lmgap.rebuild import header_path
 from lmgap.gap.candidates import index_memory_mb
@@ -84,18 +86,13 @@ MODELS = models_from_config(
     TRAIN_FRACTIONS,
 )
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
+TEST_A = ["test-A"] if config["corpus"]["test_a"] else []
 # Every split the corpus step provides: the scored ones, the training one and test-A if asked for.
-CORPUS_SPLITS = sorted({*SPLITS, *(["test-A"] if config["corpus"]["test_a"] else [])})
+CORPUS_SPLITS = sorted({*SPLITS, *TEST_A})
 GAP = config["gap"]
 # Splits whose gaps are predicted: the scored ones, and test-A (whose gap words stay unread) when
 # the corpus has it.
-GAP_SPLITS = (
-    sorted(
-        {*config["eval_splits"], *(["test-A"] if config["corpus"]["test_a"] else [])}
-    )
-    if GAP["enabled"]
-    else []
-)
+GAP_SPLITS = sorted({*config["eval_splits"], *TEST_A}) if GAP["enabled"] else []
 if config["kenlm"]["bin_dir"]:
     try:
         check_user_tools(config["kenlm"]["bin_dir"], ORDERS)
@@ -383,9 +380,15 @@ def candidates_runtime(wildcards, input):
     return 10 + math.ceil(input.size_mb / 20)
 
 
+def loading_mem_mb(input, working_mb):
+    """A job that loads a model: about the size of its inputs (the model's file above all) and a
+    working set, capped by the budget."""
+    return min(MEMORY_BUDGET_MB, working_mb + int(1.2 * max(input.size_mb, 1)))
+
+
 def model_mem_mb(wildcards, input):
-    """Loading a model takes about the size of its ARPA or binary file, capped by the budget."""
-    return min(MEMORY_BUDGET_MB, 256 + int(1.2 * max(input.size_mb, 1)))
+    """Loading a model takes about the size of its ARPA or binary file."""
+    return loading_mem_mb(input, 256)
 
 
 def kenlm_python_for(wildcards):
@@ -400,7 +403,7 @@ def kenlm_python_for(wildcards):
 
 def gap_logprobs_mem_mb(wildcards, input):
     """The model (shared by the forked scorers), the candidates and a working set per scorer."""
-    return min(MEMORY_BUDGET_MB, 300 + int(1.2 * max(input.size_mb, 1)))
+    return loading_mem_mb(input, 300)
 
 
 def check_gap_index_fits(text_mb):
