@@ -45,10 +45,12 @@ run: setup
 test: setup
 	$(VENV)/bin/pytest
 
-# A small generated corpus in the challenge's format, for trying the pipeline offline.
+# A small generated corpus in the challenge's format, for trying the pipeline offline, with one
+# small neural model beside the n-grams.
 demo: setup
 	@[ -d resources/demo/corpus ] || $(VENV)/bin/python benchmarks/generate_corpus.py --words 1000000 resources/demo/corpus
-	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}'
+	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}' \
+	  'neural={"small": {"train": {"steps": 300}}}'
 
 lint: setup
 	$(VENV)/bin/snakemake --lint

@@ -25,6 +25,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/kenlm.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/ngram.smk"
+include: "workflow/rules/neural.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/gap.smk"
 

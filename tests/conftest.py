@@ -1,6 +1,8 @@
 """Shared helpers: run the real pipeline in a scratch folder, build KenLM once per session."""
 
 import csv
+import fcntl
+import os
 import re
 import subprocess
 import sys
@@ -84,10 +86,17 @@ def jobs_run(done):
 
 @pytest.fixture(scope="session")
 def kenlm_bin(tmp_path_factory):
-    """KenLM's tools, built once by the pipeline's own build_kenlm rule."""
-    workdir = tmp_path_factory.mktemp("kenlm")
+    """KenLM's tools, built once by the pipeline's own build_kenlm rule: once per run, for every
+    worker of a parallel one (pytest-xdist), the first to ask building while the others wait."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    workdir = shared / "kenlm"
     tools = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
-    run_pipeline(workdir, {"orders": [3]}, *(f"{tools}/{tool}" for tool in ("lmplz", "query", "build_binary")))
+    with open(shared / "kenlm.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (workdir / "built").exists():
+            run_pipeline(workdir, {"orders": [3]}, *(f"{tools}/{tool}" for tool in ("lmplz", "query", "build_binary")))
+            (workdir / "built").touch()
     return workdir / tools
 
 

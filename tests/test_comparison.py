@@ -5,7 +5,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from lmgap.comparison import Pair, bootstrap_log10_ratios, compare, interval, model_pairs
+from lmgap.comparison import Pair, bootstrap_log10_ratios, compare, interval, model_pairs, neural_pairs
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config
 from lmgap.sampling import line_keys, sample_mask
@@ -84,3 +84,14 @@ def test_samples_are_nested_exact_and_the_same_whatever_the_split_size():
     assert not (masks[0.01] & ~masks[0.1]).any() and not (masks[0.1] & ~masks[0.5]).any()
     assert np.array_equal(line_keys(1000), line_keys(10_000)[:1000])
     assert sample_mask(3, 0.001).sum() == 1 and not sample_mask(0, 0.5).size
+
+
+def test_a_neural_model_is_set_against_the_best_unpruned_n_gram_of_its_training_text():
+    models = models_from_config([2, 3], [[], [0, 1]], False, [0.5, 1.0])
+    pairs = neural_pairs(models, {"half": 0.5, "saved": None, "third": 0.3})
+    assert [(pair.model, pair.baseline, pair.setting) for pair in pairs] == [
+        ("half", "o3-frac0.5", "family"),
+        # A model the pipeline did not train, or one whose share no n-gram has: the whole split's.
+        ("saved", "o3", "family"),
+        ("third", "o3", "family"),
+    ]

@@ -13,7 +13,7 @@ from conftest import REPO
 
 ENVS = REPO / "envs"
 # Import names whose package is called otherwise, in conda or on PyPI.
-PACKAGE_OF = {"yaml": "pyyaml", "matplotlib": "matplotlib-base"}
+PACKAGE_OF = {"yaml": "pyyaml", "matplotlib": "matplotlib-base", "torch": "pytorch"}
 # Provided to every step by Snakemake itself (it puts its own package on the script's path).
 PROVIDED = {"snakemake"}
 

@@ -214,7 +214,7 @@ def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
     work = demo_run / "work"
     plots = [
         "perplexity_by_order", "hit_ratios", "document_perplexity", "perplexity_by_decade", "learning_curve",
-        "perplexity_by_size",
+        "perplexity_by_size", "neural_training_loss",
     ]
     for plot in plots:
         assert (work / f"results/plots/{plot}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

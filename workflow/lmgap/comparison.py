@@ -21,7 +21,7 @@ from .tables import markdown_table
 CONFIDENCE = 0.95
 # Resamples drawn at once: a block of indices is CHUNK times the documents.
 CHUNK = 64
-SETTINGS = ("order", "train_fraction", "prune")
+SETTINGS = ("order", "train_fraction", "prune", "family")
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,21 @@ def model_pairs(models):
             candidates.append(("prune", (order, (), fraction)))
         pairs += [Pair(name, named[other], setting) for setting, other in candidates if other in named]
     return sorted(pairs, key=lambda pair: (SETTINGS.index(pair.setting), pair.model))
+
+
+def neural_pairs(models, neural):
+    """Each neural model against the best n-gram candidate at equal training text: the highest
+    order, unpruned, trained on the same share of the training split (the whole split for a
+    model the pipeline did not train, or when no n-gram has that share). neural: {name: its
+    train_fraction or None}."""
+    unpruned = [(options["order"], options["train_fraction"], name)
+                for name, options in models.items() if not options["prune"]]
+    pairs = []
+    for name, fraction in sorted(neural.items()):
+        same = [entry for entry in unpruned if entry[1] == (fraction or 1.0)] or [e for e in unpruned if e[1] == 1.0]
+        if same:
+            pairs.append(Pair(name, max(same)[2], "family"))
+    return pairs
 
 
 def bootstrap_log10_ratios(difference, tokens, resamples, seed):
@@ -121,7 +136,8 @@ DEFINITIONS = [
     (("split", "model", "baseline", "differs_in"),
      "the split scored; two models that differ in one setting (`order`: the next lower order; "
      "`train_fraction`: the next smaller share of the training split, whose smaller vocabulary "
-     "also prices unknown words otherwise; `prune`: the same model unpruned), all else equal"),
+     "also prices unknown words otherwise; `prune`: the same model unpruned; `family`: a neural "
+     "model against the highest-order unpruned n-gram trained on the same text), all else equal"),
     (("perplexity_model", "perplexity_baseline", "ratio"),
      "their perplexities including OOVs (as in perplexity.tsv) and the model's divided by the "
      "baseline's: below 1, the model predicts the split better"),
@@ -134,13 +150,14 @@ DEFINITIONS = [
 ]
 
 
-def write_comparison(models, splits, documents, table_path, resamples, seed, tsv_path, md_path):
-    """comparison.tsv and .md for every pair of the config's models on every scored split."""
+def write_comparison(models, splits, documents, table_path, resamples, seed, tsv_path, md_path, neural=None):
+    """comparison.tsv and .md for every pair of the config's models on every scored split;
+    neural: {name: train_fraction or None} of the neural models."""
     with open(table_path, newline="") as handle:
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [
         compare(pair, split, documents, figures, resamples, seed)
-        for pair in model_pairs(models) for split in splits
+        for pair in model_pairs(models) + neural_pairs(models, neural or {}) for split in splits
     ]
     with atomic_open(tsv_path, newline="") as out:
         out.write("\t".join(COLUMNS) + "\n")
@@ -165,7 +182,7 @@ def comparison_markdown(rows, resamples, seed):
         *(f"- {', '.join(f'`{name}`' for name in names)}: {text}." for names, text in DEFINITIONS),
     ])
     if not rows:
-        note = "No two models of the config differ in one setting (order, train_fraction or prune).\n\n" + note
+        note = "No two models of the config differ in one setting (order, train_fraction, prune or family).\n\n" + note
     return markdown_table(
         "Which differences are real",
         ["Split", "Model", "Baseline", "Differs in", "PPL:", "Baseline PPL:", "Ratio:", f"{CONFIDENCE:.0%} CI:", "Real"],

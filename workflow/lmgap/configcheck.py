@@ -38,6 +38,12 @@ def fill_defaults(config, schema):
                 config[key] = copy.deepcopy(sub["default"])
             if key in config:
                 config[key] = fill_defaults(config[key], sub)
+        # A mapping of names to entries of one schema (neural:): each entry gets its defaults.
+        entries = schema.get("additionalProperties")
+        if isinstance(entries, dict):
+            for key in config:
+                if key not in schema.get("properties", {}):
+                    config[key] = fill_defaults(config[key], entries)
     return config
 
 

@@ -33,8 +33,22 @@ def _variant_label(prune, fallback, fraction=1.0):
     return ", ".join(parts)
 
 
+def ngram_rows(frame):
+    return frame[frame["family"] == "ngram"]
+
+
+def neural_rows(frame):
+    return frame[frame["family"] == "neural"]
+
+
 def perplexity_by_order(frame, path):
+    """One line per n-gram variant; each neural model a horizontal line at its perplexity."""
     figure, axes = plt.subplots(figsize=(6, 4))
+    for row in neural_rows(frame).sort_values(["split", "model"]).itertuples(index=False):
+        axes.axhline(row.perplexity_including_oovs, linestyle=":", color="black", alpha=0.6)
+        axes.annotate(f"{row.model} (neural), {row.split}", (0.01, row.perplexity_including_oovs),
+                      xycoords=("axes fraction", "data"), fontsize=6, va="bottom")
+    frame = ngram_rows(frame)
     for split, by_split in frame.groupby("split", sort=True):
         for (prune, fallback, fraction), group in _variants(by_split):
             group = group.sort_values("order")
@@ -43,7 +57,7 @@ def perplexity_by_order(frame, path):
             axes.plot(group["order"], group["perplexity_excluding_oovs"], "s--", label=f"excl. OOVs, {suffix}")
     axes.set_xlabel("n-gram order")
     axes.set_ylabel("perplexity")
-    axes.set_xticks(sorted(frame["order"].unique()))
+    axes.set_xticks(sorted(int(order) for order in frame["order"].unique()))
     axes.legend(fontsize="small")
     axes.grid(alpha=0.3)
     _save(figure, path)
@@ -52,11 +66,15 @@ def perplexity_by_order(frame, path):
 def learning_curve(frame, path):
     """Perplexity against the tokens trained on, one line per order (and pruning), log x."""
     figure, axes = plt.subplots(figsize=(6, 4))
-    for split, by_split in frame.groupby("split", sort=True):
+    for split, by_split in ngram_rows(frame).groupby("split", sort=True):
         for (order, prune, fallback), group in by_split.groupby(["order", "prune", "discount_fallback"], sort=True):
             group = group.sort_values("train_tokens")
-            label = ", ".join(filter(None, [f"order {order}", _variant_label(prune, fallback), split]))
+            label = ", ".join(filter(None, [f"order {int(order)}", _variant_label(prune, fallback), split]))
             axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "o-", label=label)
+    trained = neural_rows(frame).dropna(subset=["train_tokens"])
+    for (model, split), group in trained.groupby(["model", "split"], sort=True):
+        axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "*", markersize=10,
+                  label=f"{model} (neural), {split}")
     _perplexity_against_log(figure, axes, "training tokens (train_fraction of the training split)", path)
 
 
@@ -64,17 +82,22 @@ def perplexity_by_size(frame, path):
     """Perplexity against the binary model's size: what pruning trades, model by model."""
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in frame.groupby("split", sort=True):
-        for pruned, marker in ((False, "o"), (True, "x")):
-            group = by_split[(by_split["prune"] != "none") == pruned]
+        kinds = {
+            "unpruned": (by_split["family"] == "ngram") & (by_split["prune"] == "none"),
+            "pruned": (by_split["family"] == "ngram") & (by_split["prune"] != "none"),
+            "neural": by_split["family"] == "neural",
+        }
+        for (kind, chosen), marker in zip(kinds.items(), ("o", "x", "^")):
+            group = by_split[chosen]
             if group.empty:
                 continue
             axes.scatter(
                 group["binary_bytes"] / 2**20, group["perplexity_including_oovs"], marker=marker,
-                label=f"{'pruned' if pruned else 'unpruned'}, {split}",
+                label=f"{kind}, {split}",
             )
             for row in group.itertuples(index=False):
                 axes.annotate(row.model, (row.binary_bytes / 2**20, row.perplexity_including_oovs), fontsize=6)
-    _perplexity_against_log(figure, axes, "binary model size (MB)", path)
+    _perplexity_against_log(figure, axes, "model file size (MB)", path)
 
 
 def _perplexity_against_log(figure, axes, xlabel, path):
@@ -89,9 +112,10 @@ def _perplexity_against_log(figure, axes, xlabel, path):
 
 def hit_ratios(frame, path):
     figure, axes = plt.subplots(figsize=(6, 4))
+    frame = ngram_rows(frame)
     top = int(frame["order"].max())
     for row in frame.sort_values(["split", "order", "model"]).itertuples(index=False):
-        ks = list(range(1, row.order + 1))
+        ks = list(range(1, int(row.order) + 1))
         ratios = [100 * getattr(row, f"hit_ratio_{k}") for k in ks]
         axes.plot(ks, ratios, "o-", label=f"{row.model} on {row.split}")
     axes.set_xlabel("n-gram length k")
@@ -131,6 +155,26 @@ def perplexity_by_decade(decades, path):
                       label=f"{model} on {split}")
         axes.set_xlabel("decade of publication")
         axes.set_ylabel("perplexity incl. OOVs")
+        axes.legend(fontsize="small")
+        axes.grid(alpha=0.3)
+    _save(figure, path)
+
+
+def training_loss(losses, path):
+    """losses: {model: its loss.tsv as a frame}; the loss of every step, and a running mean."""
+    figure, axes = plt.subplots(figsize=(6, 4))
+    if not losses:
+        axes.text(0.5, 0.5, "no neural model trained by the pipeline (neural: in config.yaml)",
+                  ha="center", va="center")
+        axes.set_axis_off()
+    for model, loss in sorted(losses.items()):
+        line, = axes.plot(loss["step"], loss["loss_nats"], alpha=0.3, linewidth=0.8)
+        window = max(1, len(loss) // 50)
+        axes.plot(loss["step"], loss["loss_nats"].rolling(window, min_periods=1).mean(), color=line.get_color(),
+                  label=f"{model} (mean of {window} steps)")
+    if losses:
+        axes.set_xlabel("optimizer step")
+        axes.set_ylabel("training loss (nats per subword token)")
         axes.legend(fontsize="small")
         axes.grid(alpha=0.3)
     _save(figure, path)

@@ -2,6 +2,7 @@
 
 import json
 import platform
+from importlib import metadata
 
 from .atomic import write_json
 from .fetch import sha256
@@ -17,5 +18,14 @@ def write_provenance(out_path, manifest_path, tools, kenlm, experiment, snakemak
         "kenlm": {**kenlm, "tools_sha256": {name: sha256(path) for name, path in sorted(tools.items())}},
         "snakemake": snakemake_version,
         "python": platform.python_version(),
+        # What the neural models were trained and scored with.
+        "packages": {name: _version(name) for name in ("torch", "transformers", "tokenizers")},
     }
     write_json(record, out_path)
+
+
+def _version(package):
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None

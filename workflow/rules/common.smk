@@ -30,6 +30,7 @@ from lmgap.tables import definitions_rst
 from lmgap.comparison import DEFINITIONS as COMPARISON_COLUMNS
 from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
 from lmgap.locks import clear_stale_locks
+from lmgap.neural.settings import neural_models
 from lmgap.models import (
     LMPLZ_MIN_MB,
     fraction_label,
@@ -38,11 +39,14 @@ from lmgap.models import (
     train_job_mb,
 )
 
+CONFIG_ORIGINS = Origins(
+    workflow.config_settings.config, workflow.config_settings.configfiles
+)
 try:
     config = validate_config(
         config,
         Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
-        Origins(workflow.config_settings.config, workflow.config_settings.configfiles),
+        CONFIG_ORIGINS,
     )
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
@@ -85,6 +89,15 @@ MODELS = models_from_config(
     config["lmplz"]["discount_fallback"],
     TRAIN_FRACTIONS,
 )
+# Neural models by name, each with its evaluation window settled (a `path:` model's folder is
+# checked now, before any job).
+try:
+    NEURAL = neural_models(config["neural"], CONFIG_ORIGINS.of(("neural",)))
+except LmgapError as err:
+    raise WorkflowError(str(err)) from None
+NEURAL_TRAINED = sorted(
+    name for name, entry in NEURAL.items() if entry["kind"] == "train"
+)
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
 TEST_A = ["test-A"] if config["corpus"]["test_a"] else []
 # Every split the corpus step provides: the scored ones, the training one and test-A if asked for.
@@ -102,6 +115,8 @@ if config["kenlm"]["bin_dir"]:
 
 wildcard_constraints:
     model=r"o\d+(-[a-z0-9.]+)*",
+    # Never an n-gram's name (the schema keeps `o` and a digit for those).
+    neural=r"(?!o\d)[a-z][a-z0-9_-]*",
     split=r"train|dev-0|dev-1|test-A",
     tool=r"lmplz|query|build_binary",
     context=r"both|left",
@@ -252,16 +267,85 @@ def model_options(wildcards):
     return MODELS[wildcards.model]
 
 
-def training_text_of(model):
-    """The text a model is trained on: the training split's, or the sample its fraction takes."""
-    fraction, split = MODELS[model]["train_fraction"], config["train_split"]
+def training_text(wildcards):
+    return text_of_fraction(MODELS[wildcards.model]["train_fraction"])
+
+
+def text_of_fraction(fraction):
+    """The training split's text, or the sample of it a training fraction takes."""
+    split = config["train_split"]
     if fraction == 1:
         return f"results/text/{split}.txt"
     return f"results/text/{split}-frac{fraction_label(fraction)}.txt"
 
 
-def training_text(wildcards):
-    return training_text_of(wildcards.model)
+def neural_training_text(wildcards):
+    return text_of_fraction(NEURAL[wildcards.neural]["train"]["train_fraction"])
+
+
+def neural_model_folder(wildcards):
+    """A trained model's folder, or the files of a user's saved model (a changed file rescores)."""
+    entry = NEURAL[wildcards.neural]
+    if entry["kind"] == "train":
+        return rules.train_neural.output.model.format(neural=wildcards.neural)
+    return sorted(str(path) for path in Path(entry["path"]).iterdir() if path.is_file())
+
+
+def neural_model_dir(name):
+    entry = NEURAL[name]
+    if entry["kind"] == "train":
+        return rules.train_neural.output.model.format(neural=name)
+    return entry["path"]
+
+
+def scored_outputs(kind):
+    """Every model's `metrics` or `documents` file on every scored split: the n-grams', then the
+    neural models', each model's splits together (the order the table scripts read them in).
+    """
+    splits = config["eval_splits"]
+    return expand(
+        rules.query.output[kind], model=sorted(MODELS), split=splits
+    ) + expand(rules.score_neural.output[kind], neural=sorted(NEURAL), split=splits)
+
+
+def neural_records():
+    """Training records of the neural models the pipeline trains."""
+    return expand(rules.train_neural.output.record, neural=NEURAL_TRAINED)
+
+
+def neural_files():
+    """What the tables read of each neural model (see lmgap.tables.load_metrics)."""
+    return {
+        name: {
+            "family": "neural",
+            "folder": neural_model_dir(name),
+            "record": (
+                rules.train_neural.output.record.format(neural=name)
+                if entry["kind"] == "train"
+                else None
+            ),
+            "train_fraction": (
+                entry["train"]["train_fraction"] if entry["kind"] == "train" else None
+            ),
+        }
+        for name, entry in NEURAL.items()
+    }
+
+
+def neural_train_mem_mb(wildcards, input):
+    """The encoded text (2 bytes per subword token, about half a byte per byte of text, held
+    twice while it is joined), the model, its gradients and AdamW's moments, and PyTorch.
+    """
+    return loading_mem_mb(input, 1500)
+
+
+def neural_score_mem_mb(wildcards, input):
+    """The model, and a batch of windows' logits (4 bytes per vocabulary entry and position)."""
+    entry = NEURAL[wildcards.neural]
+    logits_mb = (
+        3 * 4 * entry["vocab_size"] * entry["max_length"] * entry["batch_size"] // 2**20
+    )
+    return loading_mem_mb(input, 1000 + logits_mb)
 
 
 # The gap task's candidates come from the whole training split, so it predicts with the models
@@ -466,7 +550,7 @@ def experiment_settings():
         "gap",
     )
     lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
-    return {**{key: config[key] for key in keys}, "lmplz": lmplz}
+    return {**{key: config[key] for key in keys}, "lmplz": lmplz, "neural": NEURAL}
 
 
 def corpus_warnings():

@@ -11,13 +11,10 @@ localrules:
 
 rule perplexity_table:
     input:
-        metrics=expand(
-            rules.query.output.metrics,
-            model=sorted(MODELS),
-            split=config["eval_splits"],
-        ),
+        metrics=scored_outputs("metrics"),
         counts=expand(rules.train.output.counts, model=sorted(MODELS)),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
         tsv=report(
@@ -34,6 +31,7 @@ rule perplexity_table:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(),
         models=sorted(MODELS),
+        neural=neural_files(),
     script:
         "../scripts/perplexity_table.py"
 
@@ -47,6 +45,14 @@ rule cost_table:
         ),
         binary=expand(rules.train.output.binary, model=sorted(MODELS)),
         counts=rules.perplexity_table.input.counts,
+        metrics=rules.perplexity_table.input.metrics,
+        neural_train=expand(rules.train_neural.benchmark, neural=NEURAL_TRAINED),
+        neural_score=expand(
+            rules.score_neural.benchmark,
+            neural=sorted(NEURAL),
+            split=config["eval_splits"],
+        ),
+        neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
         tsv=report(
@@ -59,6 +65,7 @@ rule cost_table:
         "../../envs/python.yaml"
     params:
         models=MODELS,
+        neural=neural_files(),
         splits=config["eval_splits"],
     script:
         "../scripts/cost_table.py"
@@ -67,12 +74,7 @@ rule cost_table:
 rule comparison_table:
     input:
         table=rules.perplexity_table.output.tsv,
-        # In the order models x splits.
-        documents=expand(
-            rules.query.output.documents,
-            model=sorted(MODELS),
-            split=config["eval_splits"],
-        ),
+        documents=scored_outputs("documents"),
         fingerprint=all_fingerprints,
     output:
         tsv=report(
@@ -94,6 +96,7 @@ rule comparison_table:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(COMPARISON_COLUMNS),
         models=MODELS,
+        neural={name: neural_files()[name]["train_fraction"] for name in NEURAL},
         splits=config["eval_splits"],
         resamples=config["comparison"]["resamples"],
         seed=config["comparison"]["seed"],
@@ -129,11 +132,7 @@ rule provenance:
 
 rule document_tables:
     input:
-        documents=expand(
-            rules.query.output.documents,
-            model=sorted(MODELS),
-            split=config["eval_splits"],
-        ),
+        documents=scored_outputs("documents"),
         years=expand(rules.document_years.output.years, split=config["eval_splits"]),
         texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
         fingerprint=all_fingerprints,
@@ -164,6 +163,7 @@ rule plots:
         decades=rules.document_tables.output.decades_tsv,
         documents=rules.document_tables.input.documents,
         years=rules.document_tables.input.years,
+        losses=expand(rules.train_neural.output.loss, neural=NEURAL_TRAINED),
         fingerprint=all_fingerprints,
     output:
         by_order=report(
@@ -196,9 +196,16 @@ rule plots:
             caption="../report/perplexity_by_decade.rst",
             category="Plots",
         ),
+        training_loss=report(
+            "results/plots/neural_training_loss.png",
+            caption="../report/neural_training_loss.rst",
+            category="Plots",
+        ),
     log:
         "logs/plots/plots.log",
     conda:
         "../../envs/python.yaml"
+    params:
+        trained=NEURAL_TRAINED,
     script:
         "../scripts/plots.py"

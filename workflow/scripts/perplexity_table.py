@@ -14,6 +14,7 @@ def main(log):
         model: {"counts": counts, "binary": binary}
         for model, counts, binary in zip(snakemake.params.models, snakemake.input.counts, snakemake.input.binary)
     }
+    files.update(snakemake.params.neural)
     write_tables(snakemake.input.metrics, files, snakemake.output.tsv, snakemake.output.md)
 
 

@@ -23,6 +23,8 @@ def main(log):
     plots.perplexity_by_size(table, snakemake.output.by_size)
     plots.document_perplexity(documents, snakemake.output.documents)
     plots.perplexity_by_decade(decades, snakemake.output.by_decade)
+    losses = {name: pd.read_csv(path, sep="\t") for name, path in zip(snakemake.params.trained, snakemake.input.losses)}
+    plots.training_loss(losses, snakemake.output.training_loss)
 
 
 run(snakemake, main)

@@ -1,0 +1,84 @@
+"""Loading a causal language model and its tokenizer from a folder, and scoring windows with it."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import LmgapError
+
+# Nothing is ever downloaded: a model is a folder on this machine.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
+def device():
+    """A GPU when the machine has one PyTorch can use, else the CPU."""
+    import torch
+
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def check_model_folder(path, origin):
+    """A `path:` model's folder must hold a Hugging Face causal LM and its tokenizer."""
+    folder = Path(path)
+    missing = [name for name in ("config.json",) if not (folder / name).is_file()]
+    if not folder.is_dir() or missing:
+        raise LmgapError(
+            f"{origin}: {path} is not a folder holding a Hugging Face model (config.json, its "
+            "weights and its tokenizer's files, as save_pretrained writes them); give the folder "
+            "a model was saved to"
+        )
+
+
+def load(folder):
+    """(model in evaluation mode on device(), fast tokenizer) from a folder, offline."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    except (OSError, ValueError) as err:
+        raise LmgapError(f"cannot load a causal language model and its tokenizer from {folder}: {err}") from None
+    if not tokenizer.is_fast:
+        raise LmgapError(
+            f"{folder}: the tokenizer is not a fast (Rust) tokenizer, whose character offsets map "
+            "tokens to words; save one with tokenizer.json"
+        )
+    if tokenizer.eos_token_id is None:
+        raise LmgapError(
+            f"{folder}: the tokenizer has no end-of-text token (eos_token), which ends each line as "
+            "KenLM's </s> does; set eos_token in its tokenizer_config.json"
+        )
+    model.eval()
+    return model.to(device()), tokenizer
+
+
+def context_length(model):
+    """The most positions the model can read at once."""
+    config = model.config
+    for key in ("n_positions", "max_position_embeddings", "n_ctx"):
+        if getattr(config, key, None):
+            return int(getattr(config, key))
+    raise LmgapError("the model's config names no context length; set neural.<name>.max_length")
+
+
+def window_scorer(model):
+    """model_logprobs for window.score_windows: right-padded batches (a causal model's positions
+    never read later ones, so the padding changes nothing before it)."""
+    import torch
+
+    def model_logprobs(batch):
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        for row, window in enumerate(batch):
+            ids[row, :len(window)] = window
+        inputs = torch.from_numpy(ids).to(model.device)
+        with torch.inference_mode():
+            logits = model(input_ids=inputs).logits.float()
+            following = inputs[:, 1:].unsqueeze(-1)
+            logprobs = logits[:, :-1].gather(-1, following).squeeze(-1) - torch.logsumexp(logits[:, :-1], dim=-1)
+        logprobs = logprobs.double().cpu().numpy()
+        return [logprobs[row, :len(window) - 1] for row, window in enumerate(batch)]
+
+    return model_logprobs

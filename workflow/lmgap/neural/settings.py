@@ -1,0 +1,56 @@
+"""The neural models a config asks for, each with its evaluation window settled."""
+
+import json
+import os
+from pathlib import Path
+
+from ..errors import LmgapError
+from .model import check_model_folder
+from .window import check_window
+
+CONTEXT_KEYS = ("n_positions", "max_position_embeddings", "n_ctx")
+
+
+def saved_config(folder):
+    """(context length or None, vocabulary size) from a saved model's config.json."""
+    with open(Path(folder) / "config.json") as handle:
+        config = json.load(handle)
+    context = next((int(config[key]) for key in CONTEXT_KEYS if config.get(key)), None)
+    return context, int(config.get("vocab_size") or 50257)
+
+
+def neural_models(entries, origin="config.yaml"):
+    """{name: settings} from the config's neural: section (defaults filled in): `kind` (`train`
+    or `path`), the training settings or the folder, and the window (max_length, stride,
+    batch_size) every split is scored with."""
+    models = {}
+    for name, entry in sorted(entries.items()):
+        where = f"{origin}: neural.{name}"
+        if ("train" in entry) == ("path" in entry):
+            raise LmgapError(
+                f"{where} needs exactly one of train: (a model the pipeline trains; train: {{}} "
+                "for the default small one) or path: (a folder holding a saved model)"
+            )
+        if "train" in entry:
+            settings = {"kind": "train", "train": dict(entry["train"]), "vocab_size": entry["train"]["vocab_size"]}
+            limit = entry["train"]["context"]
+        else:
+            folder = os.path.abspath(os.path.expanduser(entry["path"]))
+            check_model_folder(folder, f"{where}.path")
+            limit, vocab_size = saved_config(folder)
+            settings = {"kind": "path", "path": folder, "vocab_size": vocab_size}
+        max_length = entry["max_length"] or limit
+        if max_length is None:
+            raise LmgapError(f"{where}: the model's config.json gives no context length; set max_length")
+        if limit is not None and max_length > limit:
+            raise LmgapError(
+                f"{where}.max_length is {max_length}, but the model reads at most {limit} tokens at "
+                f"once; give at most {limit}, or null for that"
+            )
+        stride = entry["stride"] or max(1, max_length // 2)
+        try:
+            check_window(max_length, stride)
+        except LmgapError as err:
+            raise LmgapError(f"{where}: {err}; change stride (or max_length)") from None
+        models[name] = {**settings, "max_length": max_length, "stride": stride, "batch_size": entry["batch_size"]}
+    return models

@@ -1,0 +1,137 @@
+"""Training a GPT-2-architecture causal transformer from random initialisation on the training
+text, deterministically for a seed (on the CPU, with the same number of threads)."""
+
+import json
+import math
+import time
+
+import numpy as np
+
+from ..atomic import atomic_open, atomic_path
+from ..errors import LmgapError
+from .model import device
+from .tokenizer import END_OF_TEXT, read_lines
+
+ENCODE_LINES = 10000
+
+
+def encode_text(text_path, tokenizer_path):
+    """The training text as one stream of token ids, each line followed by END_OF_TEXT and the
+    first preceded by it (as every document is at evaluation), in the smallest integer type; the
+    tokenizer; and the text's size as the tables count it (lines, words, words + one per line)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    end = tokenizer.token_to_id(END_OF_TEXT)
+    dtype = np.uint16 if tokenizer.get_vocab_size() <= 2**16 else np.uint32
+    pieces, batch = [np.array([end], dtype=dtype)], []
+    lines = words = 0
+
+    def flush():
+        for encoding in tokenizer.encode_batch(batch, add_special_tokens=False):
+            pieces.append(np.array([*encoding.ids, end], dtype=dtype))
+        batch.clear()
+
+    for line in read_lines(text_path):
+        batch.append(line)
+        lines += 1
+        words += line.count(" ") + 1 if line else 0
+        if len(batch) == ENCODE_LINES:
+            flush()
+    flush()
+    size = {"lines": lines, "words": words, "tokens": words + lines}
+    return np.concatenate(pieces), tokenizer, size
+
+
+def learning_rate(step, steps, peak):
+    """Linear warm-up over the first tenth of the steps (at most 100), then cosine decay to a
+    tenth of the peak."""
+    warmup = max(1, min(100, steps // 10))
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(1, steps - warmup)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def build_model(settings, vocab_size, end_id):
+    """A randomly initialised GPT-2 of the given size; no dropout (small budgets, exact reruns)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    if settings["width"] % settings["heads"]:
+        raise LmgapError(
+            f"width {settings['width']} is not a multiple of heads {settings['heads']}: each head "
+            "takes an equal share of the width; change one of them"
+        )
+    config = GPT2Config(
+        vocab_size=vocab_size, n_positions=settings["context"], n_embd=settings["width"],
+        n_layer=settings["layers"], n_head=settings["heads"], resid_pdrop=0.0, embd_pdrop=0.0,
+        attn_pdrop=0.0, bos_token_id=end_id, eos_token_id=end_id,
+    )
+    return GPT2LMHeadModel(config)
+
+
+def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path, threads):
+    """Train, then write the model folder (weights, config and tokenizer, loadable by
+    transformers' from_pretrained), the loss of every step and a record of what it cost."""
+    import torch
+    from transformers import PreTrainedTokenizerFast
+
+    started = time.perf_counter()
+    torch.manual_seed(settings["seed"])
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(threads)
+    stream, tokenizer, size = encode_text(text_path, tokenizer_path)
+    context, batch, steps = settings["context"], settings["batch_size"], settings["steps"]
+    if len(stream) < context + 1:
+        raise LmgapError(
+            f"{text_path} is {len(stream):,} tokens long, fewer than one training window of "
+            f"context + 1 = {context + 1}; lower the model's context or train on more text"
+        )
+    end = tokenizer.token_to_id(END_OF_TEXT)
+    on = device()
+    model = build_model(settings, tokenizer.get_vocab_size(), end).to(on)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings["learning_rate"], betas=(0.9, 0.95), weight_decay=0.01)
+    rng = np.random.Generator(np.random.PCG64(settings["seed"]))
+    offsets = np.arange(context + 1)
+    losses = []
+    encoded = time.perf_counter()
+    for step in range(steps):
+        starts = rng.integers(0, len(stream) - context, size=batch)
+        window = torch.from_numpy(stream[starts[:, None] + offsets].astype(np.int64)).to(on)
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, steps, settings["learning_rate"])
+        logits = model(input_ids=window[:, :-1]).logits
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), window[:, 1:].reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append((step + 1, loss.item(), group["lr"], time.perf_counter() - encoded))
+    trained = time.perf_counter()
+    with atomic_path(model_dir) as tmp:
+        model.cpu().save_pretrained(tmp)
+        PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token=END_OF_TEXT, eos_token=END_OF_TEXT).save_pretrained(tmp)
+    with atomic_open(loss_path) as out:
+        out.write("step\tloss_nats\tlearning_rate\tseconds\n")
+        out.writelines(f"{s}\t{loss!r}\t{lr!r}\t{seconds:.3f}\n" for s, loss, lr, seconds in losses)
+    seen = steps * batch * context
+    record = {
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "vocab_size": tokenizer.get_vocab_size(),
+        "training_text": size,
+        "training_subword_tokens": int(len(stream)),
+        "subword_tokens_seen": seen,
+        "epochs": seen / len(stream),
+        "encode_seconds": encoded - started,
+        "train_seconds": trained - encoded,
+        "train_tokens_per_second": seen / (trained - encoded),
+        "threads": threads,
+        "device": on.type,
+        "final_loss_nats": float(np.mean([loss for _, loss, _, _ in losses[-max(1, steps // 10):]])),
+        "torch": torch.__version__,
+    }
+    with atomic_open(record_path) as out:
+        json.dump(record, out, indent=2, sort_keys=True)
+        out.write("\n")
+    return record

@@ -1,0 +1,39 @@
+"""Entry point of rule score_neural: the same record of a split as rule query writes."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.atomic import write_json
+from lmgap.neural.evaluate import score_text
+from lmgap.neural.model import load, window_scorer
+from lmgap.scoring import write_documents
+from lmgap.scriptio import run
+
+
+def main(log):
+    import torch
+
+    torch.set_num_threads(snakemake.threads)
+    window = snakemake.params.window
+    model, tokenizer = load(snakemake.params.folder)
+    scores, subwords = score_text(
+        snakemake.input.text, tokenizer, window_scorer(model), window["max_length"], window["stride"],
+        window["batch_size"],
+    )
+    write_documents(scores.documents, snakemake.output.documents)
+    write_json(
+        {
+            "model": snakemake.wildcards.neural,
+            "split": snakemake.wildcards.split,
+            "family": "neural",
+            **window,
+            "subword_tokens": subwords,
+            "sums": scores.sums(),
+        },
+        snakemake.output.metrics,
+    )
+
+
+run(snakemake, main)
