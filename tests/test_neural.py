@@ -200,3 +200,12 @@ def test_words_are_what_kenlm_counts_and_the_tokenizer_covers_each(markov):
     assert owners[-1] == 4 and sorted(set(owners)) == [0, 1, 2, 3, 4]
     # The rare words are split into several tokens, each owned by its word in order.
     assert owners.count(1) >= 3 and owners == sorted(owners)
+
+
+def test_the_default_evaluation_batch_keeps_its_logits_within_512_mb():
+    from lmgap.neural.settings import default_batch_size
+
+    assert default_batch_size(4000, 128) == 16
+    # GPT-2: 50,257 entries at 1,024 positions, 206 MB of logits a window.
+    assert default_batch_size(50257, 1024) == 2
+    assert default_batch_size(250000, 4096) == 1

@@ -9,6 +9,14 @@ from .model import check_model_folder
 from .window import check_window
 
 CONTEXT_KEYS = ("n_positions", "max_position_embeddings", "n_ctx")
+# The logits of a batch of windows (4 bytes per vocabulary entry and position) are its largest
+# tensor: GPT-2's 50,257 entries at 1,024 positions take 200 MB a window.
+BATCH_LOGITS_BYTES = 2**29
+
+
+def default_batch_size(vocab_size, max_length):
+    """16 windows per forward pass, fewer where their logits would pass BATCH_LOGITS_BYTES."""
+    return max(1, min(16, BATCH_LOGITS_BYTES // (4 * vocab_size * max_length)))
 
 
 def saved_config(folder):
@@ -52,5 +60,6 @@ def neural_models(entries, origin="config.yaml"):
             check_window(max_length, stride)
         except LmgapError as err:
             raise LmgapError(f"{where}: {err}; change stride (or max_length)") from None
-        models[name] = {**settings, "max_length": max_length, "stride": stride, "batch_size": entry["batch_size"]}
+        batch_size = entry["batch_size"] or default_batch_size(settings["vocab_size"], max_length)
+        models[name] = {**settings, "max_length": max_length, "stride": stride, "batch_size": batch_size}
     return models
