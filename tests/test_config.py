@@ -85,6 +85,12 @@ def test_config_option_values_are_read_as_the_schema_types(tmp_path):
     overrides = {"orders": ["3", "4"], "memory": {"budget_mb": "8000"}, "keep_arpa": "true"}
     config = validate_config(overrides, SCHEMA, Origins(overrides))
     assert config["orders"] == [3, 4] and config["memory"]["budget_mb"] == 8000 and config["keep_arpa"] is True
+    # A neural model's settings, as `make demo` passes them: an entry of a mapping of names.
+    overrides = {"neural": {"small": {"train": {"steps": "300", "learning_rate": "0.01"}, "stride": "8"}}}
+    config = validate_config(overrides, SCHEMA, Origins(overrides))
+    assert config["neural"]["small"]["train"]["steps"] == 300 and config["neural"]["small"]["stride"] == 8
+    assert config["neural"]["small"]["train"]["learning_rate"] == 0.01
+    assert config["neural"]["small"]["train"]["layers"] == 2
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
     done = run_pipeline(tmp_path / "work", {"corpus": {"source": str(corpus)}}, "--dry-run", "--config", "orders=[3,4]")
     assert jobs_run(done)["train"] == 2

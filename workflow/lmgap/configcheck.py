@@ -78,8 +78,11 @@ def coerce_overrides(value, schema, override):
         return value
     if isinstance(value, dict) and isinstance(override, dict):
         properties = schema.get("properties", {})
+        # A mapping of names to entries of one schema (neural:) reads each entry by it.
+        entries = schema.get("additionalProperties")
+        entries = entries if isinstance(entries, dict) else {}
         return {
-            key: coerce_overrides(sub, properties.get(key, {}), override.get(key)) if key in override else sub
+            key: coerce_overrides(sub, properties.get(key, entries), override.get(key)) if key in override else sub
             for key, sub in value.items()
         }
     if isinstance(value, list):
