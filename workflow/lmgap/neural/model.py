@@ -21,9 +21,7 @@ def device():
 
 def check_model_folder(path, origin):
     """A `path:` model's folder must hold a Hugging Face causal LM and its tokenizer."""
-    folder = Path(path)
-    missing = [name for name in ("config.json",) if not (folder / name).is_file()]
-    if not folder.is_dir() or missing:
+    if not (Path(path) / "config.json").is_file():
         raise LmgapError(
             f"{origin}: {path} is not a folder holding a Hugging Face model (config.json, its "
             "weights and its tokenizer's files, as save_pretrained writes them); give the folder "
@@ -52,15 +50,6 @@ def load(folder):
         )
     model.eval()
     return model.to(device()), tokenizer
-
-
-def context_length(model):
-    """The most positions the model can read at once."""
-    config = model.config
-    for key in ("n_positions", "max_position_embeddings", "n_ctx"):
-        if getattr(config, key, None):
-            return int(getattr(config, key))
-    raise LmgapError("the model's config names no context length; set neural.<name>.max_length")
 
 
 def window_scorer(model):
