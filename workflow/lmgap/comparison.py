@@ -56,10 +56,9 @@ def model_pairs(models):
 
 
 def neural_pairs(models, neural):
-    """Each neural model against the best n-gram candidate at equal training text: the highest
-    order, unpruned, trained on the same share of the training split (the whole split for a
-    model the pipeline did not train, or when no n-gram has that share). neural: {name: its
-    train_fraction or None}."""
+    """Each neural model against an n-gram of equal training text: the highest order, unpruned,
+    trained on the same share of the training split (the whole split for a model the pipeline
+    did not train, or when no n-gram has that share). neural: {name: its train_fraction or None}."""
     unpruned = [(options["order"], options["train_fraction"], name)
                 for name, options in models.items() if not options["prune"]]
     pairs = []
