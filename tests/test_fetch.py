@@ -113,8 +113,10 @@ def test_a_folder_in_another_layout_says_so(tmp_path):
 
 @pytest.mark.parametrize(
     "data, kind",
-    [(gzip.compress(b"a\tb\n"), "is gzip-compressed, not xz: recompress it with `zcat "),
+    # mtime=0: the same bytes, so the same test name, in every worker of a parallel run.
+    [(gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `zcat "),
      (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c ")],
+    ids=["gzip", "plain"],
 )
 def test_an_xz_file_in_another_format_is_named_with_its_format(tmp_path, corpus_repo, data, kind):
     repo, _, _ = corpus_repo
