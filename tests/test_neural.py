@@ -114,6 +114,10 @@ def test_a_word_split_into_three_subword_tokens_gets_the_sum_of_their_log_probab
     tokens, oovs, log10_prob, oov_sum = document_sums(token_logprobs, owners + [3], 3, set())
     assert (tokens, oovs, oov_sum) == (4, 0, 0.0)
     assert log10_prob == pytest.approx(-8.25 / math.log(10), rel=1e-15)
+    # A tokenizer with an unknown token (a user's model that does not read bytes): the word
+    # holding it is an OOV, its log-probability kept apart as query keeps an OOV's.
+    tokens, oovs, log10_prob, oov_sum = document_sums(token_logprobs, owners + [3], 3, {1})
+    assert (tokens, oovs) == (4, 1) and oov_sum == pytest.approx(-2.75 / math.log(10), rel=1e-15)
 
 
 def test_a_word_without_a_token_is_an_error():
