@@ -1,13 +1,13 @@
 """Training a GPT-2-architecture causal transformer from random initialisation on the training
 text, deterministically for a seed (on the CPU, with the same number of threads)."""
 
-import json
 import math
+import os
 import time
 
 import numpy as np
 
-from ..atomic import atomic_open, atomic_path
+from ..atomic import atomic_open, atomic_path, write_json
 from ..errors import LmgapError
 from .model import device
 from .tokenizer import END_OF_TEXT, read_lines
@@ -78,7 +78,10 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
 
     started = time.perf_counter()
     torch.manual_seed(settings["seed"])
-    torch.use_deterministic_algorithms(True)
+    # Exact reruns on the CPU; on a GPU cuBLAS needs a fixed workspace for them, and an operation
+    # with no deterministic kernel warns instead of stopping the run.
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True, warn_only=True)
     torch.set_num_threads(threads)
     stream, tokenizer, size = encode_text(text_path, tokenizer_path)
     context, batch, steps = settings["context"], settings["batch_size"], settings["steps"]
@@ -131,7 +134,5 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
         "final_loss_nats": float(np.mean([loss for _, loss, _, _ in losses[-max(1, steps // 10):]])),
         "torch": torch.__version__,
     }
-    with atomic_open(record_path) as out:
-        json.dump(record, out, indent=2, sort_keys=True)
-        out.write("\n")
+    write_json(record, record_path)
     return record
