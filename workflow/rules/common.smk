@@ -285,10 +285,10 @@ def neural_training_text(wildcards):
 
 def neural_model_folder(wildcards):
     """A trained model's folder, or the files of a user's saved model (a changed file rescores)."""
-    entry = NEURAL[wildcards.neural]
-    if entry["kind"] == "train":
-        return rules.train_neural.output.model.format(neural=wildcards.neural)
-    return sorted(str(path) for path in Path(entry["path"]).iterdir() if path.is_file())
+    folder = neural_model_dir(wildcards.neural)
+    if NEURAL[wildcards.neural]["kind"] == "train":
+        return folder
+    return sorted(str(path) for path in Path(folder).iterdir() if path.is_file())
 
 
 def neural_model_dir(name):

@@ -96,7 +96,7 @@ rule comparison_table:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(COMPARISON_COLUMNS),
         models=MODELS,
-        neural={name: neural_files()[name]["train_fraction"] for name in NEURAL},
+        neural={name: files["train_fraction"] for name, files in neural_files().items()},
         splits=config["eval_splits"],
         resamples=config["comparison"]["resamples"],
         seed=config["comparison"]["seed"],
