@@ -6,7 +6,10 @@ sources of text it writes.
 - NewspaperSource: text with statistics like newspaper text, of any size, for the benchmarks
   and `make demo`. Words follow a Zipf law over millions of types, so the vocabulary keeps
   growing with size; half the words continue the previous word through a hashed successor
-  table, which gives bigrams and trigrams the diversity of real English.
+  table, which gives bigrams and trigrams the diversity of real English; and fixed
+  expressions of four to nine common words recur, as newspapers repeat theirs ("at the
+  office of the", "on the first day of"), so that four and five words of context predict
+  better than two, by about the real corpus's margin.
 - MarkovSource: a second-order Markov chain whose probabilities are known, so that tests can
   compare a model with the source's own perplexity and gap distribution.
 
@@ -78,6 +81,18 @@ SUCCESSOR_EXPONENT = 1.0  # ... with Zipf-distributed preference
 SUCCESSOR_TYPES = 50_000  # successors come from the most frequent types
 SUCCESSOR_TYPE_EXPONENT = 0.9
 MEAN_LINE_WORDS = 290  # the real corpus: 123.7M words over 432k lines
+# Fixed expressions: PHRASES of them, with Zipf popularity, each four to nine words long
+# (PHRASE_WORDS), its words drawn with Zipf preference from the PHRASE_TYPES most frequent
+# types. Built from common words, an expression's last two words are seen in many places, so a
+# trigram model is unsure where a 4- or 5-gram model knows; a share PHRASE_RATE of the word
+# positions starts one. Tuned so that on 10M words perplexity falls 6.5% from order 3 to 4 and
+# 8.4% to 5 (the real corpus: 9% from 3 to 4 at its full size).
+PHRASES = 1 << 20
+PHRASE_EXPONENT = 1.0
+PHRASE_WORDS = (4, 9)
+PHRASE_TYPES = 300
+PHRASE_TYPE_EXPONENT = 1.0
+PHRASE_RATE = 0.03
 
 
 def zipf_cdf(n, exponent):
@@ -101,12 +116,36 @@ class Language:
         self.fresh_cdf = zipf_cdf(TYPES, FRESH_EXPONENT)
         self.successor_rank_cdf = zipf_cdf(SUCCESSORS, SUCCESSOR_EXPONENT)
         self.successor_type_cdf = zipf_cdf(SUCCESSOR_TYPES, SUCCESSOR_TYPE_EXPONENT)
+        self.phrase_cdf = zipf_cdf(PHRASES, PHRASE_EXPONENT)
+        self.phrase_type_cdf = zipf_cdf(PHRASE_TYPES, PHRASE_TYPE_EXPONENT)
+
+    def hashed_uniform(self, a, b, salt=0):
+        """A fixed number in [0, 1) for each pair (a, b) of the arrays: the same in every split."""
+        key = a.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + (
+            b.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9) + self.seed + np.uint64(salt)
+        )
+        return (mix64(key) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
 
     def successor(self, previous, slot):
-        key = previous.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        key += slot.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9) + self.seed
-        uniform = (mix64(key) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
-        return np.searchsorted(self.successor_type_cdf, uniform)
+        return np.searchsorted(self.successor_type_cdf, self.hashed_uniform(previous, slot))
+
+    def phrases(self, ids):
+        """The words of the expressions ids (a row each, PHRASE_WORDS[1] wide) and their lengths."""
+        low, high = PHRASE_WORDS
+        lengths = low + (mix64(ids.astype(np.uint64) ^ self.seed) % np.uint64(high - low + 1)).astype(np.int64)
+        positions = np.arange(high)
+        uniform = self.hashed_uniform(ids[:, None], positions[None, :], salt=0x5EED)
+        return np.searchsorted(self.phrase_type_cdf, uniform), lengths
+
+    def place_phrases(self, words, rng):
+        """Write expressions over words, starting at a share PHRASE_RATE of the positions (a
+        later one overwrites an earlier one it overlaps, as the end of the chunk cuts one)."""
+        starts = np.nonzero(rng.random(len(words)) < PHRASE_RATE)[0]
+        phrases, lengths = self.phrases(np.searchsorted(self.phrase_cdf, rng.random(len(starts))))
+        for position in range(PHRASE_WORDS[1]):
+            at = starts + position
+            keep = (position < lengths) & (at < len(words))
+            words[at[keep]] = phrases[keep, position]
 
     def words(self, count, rng):
         """count word ranks; runs of continued words are filled one step at a time for all runs."""
@@ -120,6 +159,7 @@ class Language:
         for step in range(1, int(offset.max()) + 1):
             at = np.nonzero(offset == step)[0]
             words[at] = self.successor(words[at - 1], slots[at])
+        self.place_phrases(words, rng)
         return words
 
 

@@ -44,17 +44,22 @@ def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_p
     work = tmp_path / "work"
     done = run_pipeline(work, config, "--resources", f"mem_mb={budget}", cores=8)
     cores = len(os.sched_getaffinity(0))
-    at_once = min(3, cores)
-    assert f"lmgap: memory budget 1,500 MB (--resources mem_mb); at most {at_once} train jobs at once" in done.stderr
+    assert "lmgap: memory budget 1,500 MB (--resources mem_mb); each train job reserves its model's" in done.stderr
 
     # What each train job's lmplz and build_binary used at their peaks, measured by wait4.
-    used = {}
+    used, reserved = {}, {}
     for model in ("o3", "o4", "o5"):
         usage = json.loads((work / f"results/models/{model}/usage.json").read_text())
         used[model] = usage["lmplz"]["peak_rss_mb"] + usage["build_binary"]["peak_rss_mb"]
         command = (work / f"logs/train/{model}.log").read_text().splitlines()[0]
         lmplz_s = int(re.search(r" -S (\d+)M ", command).group(1))
         assert 32 <= lmplz_s < budget
+        # The job's record of its reservation: the -S it gave, the model it estimated before
+        # lmplz ran, above KenLM's size of the model built and build_binary's peak.
+        memory = usage["memory"]
+        assert memory["lmplz_s_mb"] == lmplz_s
+        assert memory["binary_model_mb"] < usage["build_binary"]["peak_rss_mb"] <= memory["binary_estimate_mb"]
+        reserved[model] = memory["reserved_mb"]
 
     running, most = {}, 0
     events = train_jobs(done.stderr)
@@ -71,7 +76,8 @@ def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_p
         assert sum(running.values()) <= budget
         assert sum(used[name] for name in running) <= budget, (running, used)
     assert most >= 1
-    for model, mem_mb in {model: mem_mb for _, model, mem_mb in events}.items():
+    assert {model: mem_mb for _, model, mem_mb in events} == reserved
+    for model, mem_mb in reserved.items():
         assert used[model] <= mem_mb, (model, used[model], mem_mb)
 
 

@@ -177,14 +177,14 @@ def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_n
         )
     if "exceeds total memory" in stderr:
         return (
-            f"lmplz needs more memory than -S {mem_mb}M, the order-{order} model's share of the "
-            "memory budget, just to hold its vocabulary table; raise memory.budget_mb in "
-            "config.yaml (or --resources mem_mb=N), or run fewer jobs at once with --cores."
+            f"lmplz needs more memory than -S {mem_mb}M, what the memory budget leaves it beside "
+            f"the order-{order} model, just to hold its vocabulary table; raise memory.budget_mb "
+            "in config.yaml (or --resources mem_mb=N)."
         )
     if "bad_alloc" in stderr or "Cannot allocate memory" in stderr or returncode == -9:
         return (
             f"lmplz ran out of memory (or was killed) training the order-{order} model with "
-            f"-S {mem_mb}M, its share of the memory budget: the budget is more than this machine "
+            f"-S {mem_mb}M: the memory budget is more than this machine "
             "can give now. Lower memory.budget_mb in config.yaml (or --resources mem_mb=N) to "
             "what is free, or stop other programs."
         )

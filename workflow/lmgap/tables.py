@@ -277,7 +277,8 @@ def write_tables(metric_paths, model_files, tsv_path, md_path):
 COST_COLUMNS = [
     "family", "order", "train_fraction", "train_tokens", "lmplz_seconds", "lmplz_cpu_seconds",
     "build_binary_seconds", "build_binary_cpu_seconds", "train_job_seconds", "query_seconds",
-    "train_tokens_per_second", "eval_tokens_per_second", "peak_rss_mb", "binary_bytes", *OPTIONS, "model",
+    "train_tokens_per_second", "eval_tokens_per_second", "peak_rss_mb", "train_reserved_mb",
+    "lmplz_peak_rss_mb", "build_binary_peak_rss_mb", "binary_bytes", *OPTIONS, "model",
 ]
 
 
@@ -325,6 +326,11 @@ def cost_frame(models, files, neural=None):
             "eval_tokens_per_second": scored_tokens(files[("metrics", name)]) / query_seconds if query_seconds else None,
             # The job's whole process tree, lmplz and build_binary at once.
             "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
+            # What the train job reserved (usage records from before it was kept have none),
+            # against what each of its tools held at its peak.
+            "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
+            "lmplz_peak_rss_mb": usage["lmplz"]["peak_rss_mb"],
+            "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
             "binary_bytes": Path(files[("binary", name)]).stat().st_size,
             "prune": prune_label(options["prune"]),
             "discount_fallback": flag_label(options["discount_fallback"]),
@@ -376,20 +382,22 @@ def cost_markdown(frame, splits):
             seconds(row["train_job_seconds"]), seconds(row["query_seconds"]),
             _known(row["train_tokens_per_second"], lambda v: f"{v:,.0f}"),
             _known(row["eval_tokens_per_second"], lambda v: f"{v:,.0f}"), f"{row['peak_rss_mb']:.0f}",
-            f"{row['binary_bytes'] / 2**20:.1f}",
+            _known(row["train_reserved_mb"], lambda v: f"{v:,.0f}"), f"{row['binary_bytes'] / 2**20:.1f}",
         ]
         for _, row in frame.iterrows()
     ]
     return markdown_table(
         f"Cost per model (scoring time summed over {', '.join(splits)})",
         ["Model", "lmplz (s):", "build_binary (s):", "Train job (s):", "Scoring (s):", "Train tokens/s:",
-         "Scored tokens/s:", "Peak RSS (MB):", "Model file (MB):"],
+         "Scored tokens/s:", "Peak RSS (MB):", "Train job reserved (MB):", "Model file (MB):"],
         rows,
         "Wall-clock seconds; build_binary reads the ARPA model as lmplz writes it, so the two overlap "
         "and the train job takes about as long as lmplz plus build_binary's tail. Scoring: KenLM's "
         "query, or a neural model's sliding window. Train tokens/s: an n-gram's training tokens "
         "(words and `</s>`) per second of its train job; a neural model's subword tokens through the "
         "optimizer per second of training. Scored tokens/s: words and `</s>` per second of scoring. "
+        "Train job reserved: the memory an n-gram's train job held back from the budget, an "
+        "estimate made before lmplz counted anything, against its peak RSS. "
         "Timings vary from run to run.",
     )
 

@@ -31,13 +31,8 @@ from lmgap.comparison import DEFINITIONS as COMPARISON_COLUMNS
 from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
 from lmgap.locks import clear_stale_locks
 from lmgap.neural.settings import neural_models
-from lmgap.models import (
-    LMPLZ_MIN_MB,
-    fraction_label,
-    models_from_config,
-    prune_settings,
-    train_job_mb,
-)
+from lmgap.models import fraction_label, models_from_config, prune_settings
+from lmgap.train_memory import LMPLZ_MIN_MB, text_tokens, train_job_mb
 
 CONFIG_ORIGINS = Origins(
     workflow.config_settings.config, workflow.config_settings.configfiles
@@ -391,19 +386,6 @@ else:
     CPUS = int(workflow.global_resources["cpus"].value)
 
 
-def declared_cores():
-    """--cores, or the machine's cores for commands that give none (--report, --lint)."""
-    try:
-        return workflow.cores or 1
-    except WorkflowError:
-        return CPUS
-
-
-# On a cluster every train job runs on its own share of a node, so each gets all it needs.
-TRAIN_JOBS_AT_ONCE = (
-    1 if ON_CLUSTER else max(1, min(len(MODELS), CPUS, declared_cores()))
-)
-LMPLZ_SHARE_MB = MEMORY_BUDGET_MB // TRAIN_JOBS_AT_ONCE
 if workflow.is_main_process and ON_CLUSTER:
     print(
         "lmgap: cluster run: each job asks for the memory, cores and time it needs"
@@ -416,17 +398,15 @@ if workflow.is_main_process and ON_CLUSTER:
     )
 elif workflow.is_main_process:
     print(
-        f"lmgap: memory budget {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}); at most "
-        f"{TRAIN_JOBS_AT_ONCE} train jobs at once, each within {LMPLZ_SHARE_MB:,} MB where its "
-        "model allows",
+        f"lmgap: memory budget {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}); each train job "
+        "reserves its model's estimated size and lmplz's -S, and runs beside others while "
+        "their reservations fit",
         file=sys.stderr,
     )
-if LMPLZ_SHARE_MB < LMPLZ_MIN_MB:
+if MEMORY_BUDGET_MB < LMPLZ_MIN_MB:
     raise WorkflowError(
-        f"The memory budget of {MEMORY_BUDGET_MB} MB leaves each lmplz running at once "
-        f"{LMPLZ_SHARE_MB} MB, below the {LMPLZ_MIN_MB} MB lmplz needs to start. Raise "
-        "memory.budget_mb in config.yaml (or --resources mem_mb=N), or run fewer jobs at once "
-        "with a smaller --cores."
+        f"The memory budget of {MEMORY_BUDGET_MB} MB is below the {LMPLZ_MIN_MB} MB lmplz "
+        "needs to start. Raise memory.budget_mb in config.yaml (or --resources mem_mb=N)."
     )
 
 
@@ -436,11 +416,12 @@ def training_text_mb(input):
 
 
 def train_mem_mb(wildcards, input):
-    """lmplz and build_binary run together in one job; it gives lmplz all but build_binary's part."""
+    """lmplz and build_binary run together in one job: build_binary's model, estimated from the
+    text's tokens, and lmplz's -S (lmgap/train_memory.py)."""
     order = MODELS[wildcards.model]["order"]
     try:
         return train_job_mb(
-            order, training_text_mb(input), LMPLZ_SHARE_MB, MEMORY_BUDGET_MB
+            order, text_tokens(input.text), training_text_mb(input), MEMORY_BUDGET_MB
         )
     except LmgapError as err:
         raise WorkflowError(str(err)) from None

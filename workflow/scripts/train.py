@@ -7,19 +7,22 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.atomic import write_json
 from lmgap.kenlm_run import temp_dir, train
-from lmgap.models import lmplz_share_mb
 from lmgap.sampling import count_lines
 from lmgap.scriptio import run
+from lmgap.train_memory import binary_mb, lmplz_memory_mb, probing_bytes, text_tokens
 
 
 def main(log):
     options = snakemake.params.options
+    order, reserved = options["order"], snakemake.resources.mem_mb
     text_mb = max(Path(snakemake.input.text).stat().st_size / 2**20, 1)
+    tokens = text_tokens(snakemake.input.text)
+    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb)
     counts, usage, words = train(
         lmplz=snakemake.input.lmplz,
         build_binary=snakemake.input.build_binary,
-        order=options["order"],
-        mem_mb=lmplz_share_mb(snakemake.resources.mem_mb, options["order"], text_mb),
+        order=order,
+        mem_mb=lmplz_mb,
         tmpdir=temp_dir(snakemake.config, snakemake.wildcards.model),
         text=snakemake.input.text,
         binary=snakemake.output.binary,
@@ -38,6 +41,13 @@ def main(log):
         },
         snakemake.output.counts,
     )
+    # What the job reserved and why, beside what the tools used: the estimate's margin.
+    usage["memory"] = {
+        "reserved_mb": reserved,
+        "lmplz_s_mb": lmplz_mb,
+        "binary_estimate_mb": binary_mb(order, tokens),
+        "binary_model_mb": probing_bytes([counts[k] for k in sorted(counts)]) / 2**20,
+    }
     write_json(usage, snakemake.output.usage)
 
 
