@@ -72,7 +72,9 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         cost["killed_or_failed_jobs"] = log_text.count("Error in rule")
         table = run_dir / "results/tables/cost.tsv"
         rows = list(csv.DictReader(open(table), delimiter="\t")) if table.exists() else []
-        return {"commit": commit, "cost": cost, "train": train_timeline(log_text), "cost_table": rows}
+        sha = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        return {"commit": sha, "cost": cost, "train": train_timeline(log_text), "cost_table": rows}
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=True)
 

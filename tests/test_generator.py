@@ -78,16 +78,26 @@ print(json.dumps({"counts": [counts[k] for k in sorted(counts)], "usage": usage}
 """
 
 
+@pytest.fixture(scope="module")
+def trained(million, kenlm_bin):
+    """{order: (its folder, {"counts", "usage"})} for orders 3-5 on the 1M-word text."""
+    out = {}
+    for order in (3, 4, 5):
+        folder = million / f"o{order}"
+        folder.mkdir()
+        done = subprocess.run(
+            [sys.executable, "-c", TRAIN_JOB, str(kenlm_bin), str(order), str(million / "train.txt"), str(folder)],
+            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        out[order] = folder, json.loads(done.stdout)
+    return out
+
+
 @pytest.mark.parametrize("order", [3, 4, 5])
-def test_lmplz_trains_without_discount_fallback_within_the_memory_estimate(million, kenlm_bin, order, tmp_path):
-    text = million / "train.txt"
-    done = subprocess.run(
-        [sys.executable, "-c", TRAIN_JOB, str(kenlm_bin), str(order), str(text), str(tmp_path)],
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    trained = json.loads(done.stdout)
-    counts, usage, log = trained["counts"], trained["usage"], (tmp_path / "train.log").read_text()
+def test_lmplz_trains_without_discount_fallback_within_the_memory_estimate(million, trained, order):
+    folder, record = trained[order]
+    counts, usage, log = record["counts"], record["usage"], (folder / "train.log").read_text()
     assert len(counts) == order and "--discount_fallback" not in log
     # KenLM's own size of the probing model, as lmplz prints it, is our formula's.
     unit = {"": 1, "k": 2**10, "M": 2**20}[re.search(r"^type +([kM]?)B$", log, re.M).group(1)]
@@ -96,7 +106,7 @@ def test_lmplz_trains_without_discount_fallback_within_the_memory_estimate(milli
     # The estimate made from the text's tokens alone bounds every count lmplz found, and what
     # each tool held at its peak: build_binary holds the model it builds and no more than the
     # estimate; lmplz its -S (1 GB here, more than it needs) and its vocabulary.
-    tokens = text_tokens(text)
+    tokens = text_tokens(million / "train.txt")
     assert all(estimate >= count for estimate, count in zip(estimated_counts(order, tokens), counts, strict=True))
     assert probing_bytes(counts) / 2**20 < usage["build_binary"]["peak_rss_mb"] <= binary_mb(order, tokens)
     assert usage["lmplz"]["peak_rss_mb"] <= LMPLZ_WORKING_MB + lmplz_overhead_mb(tokens)
@@ -110,20 +120,14 @@ def test_text_tokens_counts_at_least_what_lmplz_reads(million):
     assert words + len(lines) <= text_tokens(million / "train.txt") <= words + len(lines) + 100
 
 
-def test_higher_orders_predict_better_by_about_the_real_margin(million, kenlm_bin, tmp_path):
+def test_higher_orders_predict_better_by_about_the_real_margin(million, trained, kenlm_bin):
     """The real corpus: 976.99 at order 3, 888.70 at order 4 (9% lower). At 1M words the
     expressions are seen less often than at 124M, so the margin is smaller but must be there."""
     perplexity = {}
-    for order in (3, 4, 5):
-        arpa = tmp_path / f"o{order}.arpa"
-        subprocess.run(
-            [str(kenlm_bin / "lmplz"), "-o", str(order), "--skip_symbols", "-S", "1G", "-T", f"{tmp_path}/",
-             "--text", str(million / "train.txt"), "--arpa", str(arpa)],
-            capture_output=True, check=True,
-        )
+    for order, (folder, _) in trained.items():
         with open(million / "dev-0.txt", "rb") as dev:
-            out = subprocess.run([str(kenlm_bin / "query"), "-v", "summary", str(arpa)], stdin=dev,
-                                 capture_output=True, check=True).stdout.decode()
+            out = subprocess.run([str(kenlm_bin / "query"), "-v", "summary", str(folder / "model.binary")],
+                                 stdin=dev, capture_output=True, check=True).stdout.decode()
         perplexity[order] = float(re.search(r"Perplexity including OOVs:\s+(\S+)", out).group(1))
     assert perplexity[3] > perplexity[4] > perplexity[5]
     assert perplexity[5] < 0.96 * perplexity[3]
