@@ -36,14 +36,17 @@ PROBING_MULTIPLIER = 1.5
 # new k-gram), so shares that hold at 1M words hold for the real corpus's 124M: these are the
 # top of the ranges of real English at 1M words (350-550k bigrams, 650-850k trigrams; the
 # generated benchmark text has 0.37, 0.72, 0.90 and 0.95 for k = 2..5 at 1M words, 0.24, 0.57,
-# 0.82 and 0.92 at 10M). Order 5 and above: every token a new k-gram.
+# 0.82 and 0.92 at 10M, 0.14, 0.42, 0.70 and 0.86 at 124M). Order 5 and above: every token a
+# new k-gram.
 DISTINCT_SHARE = {2: 0.55, 3: 0.85, 4: 0.97}
 # Word types, at most (Heaps' law keeps them far below: 65k at 1M generated words, 290k at 10M).
 TYPES_BASE, TYPES_PER_TOKEN = 50_000, 1 / 20
 
-# What each tool holds beyond the above: build_binary's buffers and vocabulary strings (38 MB
-# for a model of a few hundred kB, 7 MB over the model for 281k types, measured), lmplz's
-# vocabulary table and strings beside -S (52 MB for a 5-gram of 124M words with -S 1G).
+# What each tool holds beyond the above, as the job measures it (wait4's peak of a tool counts
+# the job's own Python, about 35 MB, which the fork carries over): build_binary's buffers and
+# vocabulary strings (38 MB in all for a model of a few hundred kB; 7 MB over the model for
+# 281k types, run from a shell), lmplz's vocabulary table and strings beside -S (6 MB for a
+# 5-gram of 124M words with -S 1G).
 BINARY_BASE_MB, BINARY_BYTES_PER_TYPE = 64, 16
 LMPLZ_BASE_MB, LMPLZ_BYTES_PER_TYPE = 64, 48
 
