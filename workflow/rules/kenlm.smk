@@ -13,9 +13,11 @@ if not config["kenlm"]["bin_dir"]:
         conda:
             "../../envs/kenlm-build.yaml"
         threads: 2
+        # One core's worth: cmake's configure and the links run on one, so an order above six
+        # builds its kenlm module (build_kenlm_python) beside this.
         resources:
             mem_mb=2000,
-            cpus=2,
+            cpus=1,
             cpus_per_task=2,
             runtime=30,
         params:
