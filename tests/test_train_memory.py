@@ -22,7 +22,7 @@ from lmgap.train_memory import (
 
 # The real training split: 123.7M words on 432,022 lines (lmplz counts a `</s>` per line), 836 MB.
 REAL_TOKENS, REAL_TEXT_MB = 123_700_000 + 432_022, 836
-# This machine kind: 80% of 23.5 GiB; a 16 GB laptop's budget as the issue sets it.
+# This machine kind: 80% of 23.5 GiB; a 16 GB laptop's (memory.budget_mb: 12800).
 BUDGET_24_GB, BUDGET_16_GB = 19_284, 12_800
 
 
@@ -61,7 +61,7 @@ def test_the_real_corpus_trains_its_5_and_4_gram_side_by_side_on_24_gb_and_its_5
 # 123.7M-word generated corpus, peak resident memory of each tool of each train job (MB).
 # lmplz's peak only where it ran with -S at its working 1 GB.
 MEASURED = {
-    # Before the generator's fixed expressions (the issue's run at commit ea9687e).
+    # Before the generator's fixed expressions (a run at commit ea9687e).
     "generated, no expressions": {"tokens": REAL_TOKENS, "build_binary": {5: 6039}, "lmplz": {5: 1076}},
     # With them: 123.7M words on 427,182 lines (benchmarks/schedule.py at ea9687e).
     "generated": {"tokens": 123_700_000 + 427_182, "build_binary": {3: 1339, 4: 3131, 5: 5470}, "lmplz": {5: 1052}},
