@@ -25,26 +25,41 @@ from generate_corpus import generate
 STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
 
 
-def train_timeline(log_text):
-    """[{model, mem_mb, start, end}] of the train jobs, seconds from the run's first stamp."""
-    jobs, first, now, current = {}, None, None, None
+def train_events(log_text):
+    """[(event, model, mem_mb, seconds)] of the train jobs in the order Snakemake printed them:
+    event "start" or "end", seconds from the log's first time stamp (None before any)."""
+    events, jobs, first, now, current = [], {}, None, None, None
     for line in log_text.splitlines():
         line = line.strip()
         if match := STAMP.match(line):
             now = datetime.strptime(match.group(1), "%a %b %d %H:%M:%S %Y").timestamp()
             first = now if first is None else first
         elif line in ("rule train:", "localrule train:"):
-            current = {"start": now - first}
+            current = {}
         elif current is not None and line.startswith("jobid:"):
             jobs[int(line.split()[1])] = current
         elif current is not None and line.startswith("wildcards: model="):
             current["model"] = line.split("=", 1)[1]
         elif current is not None and line.startswith("resources:"):
             current["mem_mb"] = int(re.search(r"\bmem_mb=(\d+)", line).group(1))
+            events.append(("start", current["model"], current["mem_mb"], _since(first, now)))
             current = None
         elif (match := re.match(r"Finished jobid: (\d+) \(Rule: train\)", line)) and int(match.group(1)) in jobs:
-            jobs[int(match.group(1))]["end"] = now - first
-    return sorted(jobs.values(), key=lambda job: job["start"])
+            job = jobs[int(match.group(1))]
+            events.append(("end", job["model"], job["mem_mb"], _since(first, now)))
+    return events
+
+
+def _since(first, now):
+    return None if now is None else now - first
+
+
+def train_timeline(log_text):
+    """[{model, mem_mb, start, end}] of the train jobs, in the order they started."""
+    jobs = {}
+    for event, model, mem_mb, seconds in train_events(log_text):
+        jobs.setdefault(model, {"model": model, "mem_mb": mem_mb})[event] = seconds
+    return list(jobs.values())
 
 
 def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
@@ -71,7 +86,10 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         log_text = (run_dir / "snakemake.log").read_text()
         cost["killed_or_failed_jobs"] = log_text.count("Error in rule")
         table = run_dir / "results/tables/cost.tsv"
-        rows = list(csv.DictReader(open(table), delimiter="\t")) if table.exists() else []
+        rows = []
+        if table.exists():
+            with open(table) as handle:
+                rows = list(csv.DictReader(handle, delimiter="\t"))
         sha = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                              check=True).stdout.strip()
         return {"commit": sha, "cost": cost, "train": train_timeline(log_text), "cost_table": rows}

@@ -5,6 +5,7 @@ import os
 import re
 
 from conftest import demo_corpus, run_pipeline
+from schedule import train_events
 
 
 def physical_mb_from_meminfo():
@@ -13,28 +14,6 @@ def physical_mb_from_meminfo():
             if line.startswith("MemTotal:"):
                 return int(line.split()[1]) // 1024
     raise AssertionError("no MemTotal in /proc/meminfo")
-
-
-def train_jobs(stderr):
-    """[(event, model, mem_mb)] in the order snakemake printed them: ("start", ...) or ("end", ...)."""
-    events, blocks, current = [], {}, None
-    for line in stderr.splitlines():
-        line = line.strip()
-        if line in ("rule train:", "localrule train:"):
-            current = {}
-        elif current is not None and line.startswith("jobid:"):
-            current["jobid"] = int(line.split()[1])
-        elif current is not None and line.startswith("wildcards: model="):
-            current["model"] = line.split("=", 1)[1]
-        elif current is not None and line.startswith("resources:"):
-            current["mem_mb"] = int(re.search(r"\bmem_mb=(\d+)", line).group(1))
-            blocks[current["jobid"]] = current
-            events.append(("start", current["model"], current["mem_mb"]))
-            current = None
-        elif (match := re.match(r"Finished jobid: (\d+) \(Rule: train\)", line)) and int(match.group(1)) in blocks:
-            block = blocks[int(match.group(1))]
-            events.append(("end", block["model"], block["mem_mb"]))
-    return events
 
 
 def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_path, kenlm_bin):
@@ -62,7 +41,8 @@ def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_p
         reserved[model] = memory["reserved_mb"]
 
     running, most = {}, 0
-    events = train_jobs(done.stderr)
+    # (event, model, mem_mb) in the order Snakemake printed them.
+    events = [event[:3] for event in train_events(done.stderr)]
     assert sorted(model for event, model, _ in events if event == "start") == ["o3", "o4", "o5"]
     for event, model, mem_mb in events:
         if event == "end":

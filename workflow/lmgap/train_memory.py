@@ -124,6 +124,12 @@ def lmplz_memory_mb(job_mb, order, tokens, text_mb):
     return max(LMPLZ_MIN_MB, min(lmplz_working_mb(order, text_mb), left))
 
 
+def text_mb(path):
+    """A training text's size in MB, at least 1: the job and the rule that reserves its memory
+    must read the same figure, or the job's split between lmplz and build_binary would differ."""
+    return max(os.path.getsize(path) / 2**20, 1)
+
+
 def text_tokens(path, block=1 << 24):
     """Tokens as lmplz counts them in a text of single-spaced words, at most: a word before each
     space, tab or line break, and a `</s>` per line."""

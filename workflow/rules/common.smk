@@ -32,7 +32,7 @@ from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_
 from lmgap.locks import clear_stale_locks
 from lmgap.neural.settings import neural_models
 from lmgap.models import fraction_label, models_from_config, prune_settings
-from lmgap.train_memory import LMPLZ_MIN_MB, text_tokens, train_job_mb
+from lmgap.train_memory import LMPLZ_MIN_MB, text_mb, text_tokens, train_job_mb
 
 CONFIG_ORIGINS = Origins(
     workflow.config_settings.config, workflow.config_settings.configfiles
@@ -412,7 +412,7 @@ if MEMORY_BUDGET_MB < LMPLZ_MIN_MB:
 
 def training_text_mb(input):
     """The training text's size: the estimates are per byte of text (not of the tools, also inputs)."""
-    return max(os.path.getsize(input.text) / 2**20, 1)
+    return text_mb(input.text)
 
 
 def train_mem_mb(wildcards, input):

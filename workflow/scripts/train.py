@@ -9,15 +9,15 @@ from lmgap.atomic import write_json
 from lmgap.kenlm_run import temp_dir, train
 from lmgap.sampling import count_lines
 from lmgap.scriptio import run
-from lmgap.train_memory import binary_mb, lmplz_memory_mb, probing_bytes, text_tokens
+from lmgap.train_memory import binary_mb, lmplz_memory_mb, probing_bytes, text_mb, text_tokens
 
 
 def main(log):
     options = snakemake.params.options
     order, reserved = options["order"], snakemake.resources.mem_mb
-    text_mb = max(Path(snakemake.input.text).stat().st_size / 2**20, 1)
+    # The figures the rule reserved this job's memory from, read again from the same text.
     tokens = text_tokens(snakemake.input.text)
-    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb)
+    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text))
     counts, usage, words = train(
         lmplz=snakemake.input.lmplz,
         build_binary=snakemake.input.build_binary,
