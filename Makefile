@@ -5,16 +5,23 @@ PYTHON ?= python3
 # What building KenLM needs, as Debian/Ubuntu packages (the pipeline names them too if missing).
 DEBIAN_PACKAGES := cmake g++ make git perl xz-utils libboost-program-options-dev \
 	libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev
+# The tests' check that a dry run starts no process watches it with strace.
+TEST_PACKAGES := strace
+PACKAGES = $(DEBIAN_PACKAGES)
 CORES ?= 8
 
-.PHONY: setup system-packages run test demo lint
+.PHONY: setup setup-neural system-packages run test demo lint
 
 setup: system-packages $(VENV)/.installed
+
+# The neural models' packages (torch, transformers, tokenizers: about 1 GB), the `neural` extra of
+# pyproject.toml: for `neural:` in config.yaml, `make demo` and the tests; `make run` leaves them out.
+setup-neural: setup $(VENV)/.neural-installed
 
 # Installs missing Debian packages when run as root; otherwise prints the command to run.
 system-packages:
 	@if command -v dpkg-query >/dev/null; then \
-	  missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	  missing=$$(for p in $(PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ]; then \
@@ -28,13 +35,18 @@ system-packages:
 	fi
 
 # The pinned packages, KenLM's Python module built from its pinned source distribution (pip
-# checks its sha256), and the pipeline's own package with its `lmgap` command.
+# checks its sha256; no cached wheel, which may have been built for another maximum order), and
+# the pipeline's own package with its `lmgap` command.
 $(VENV)/.installed: requirements.txt requirements-kenlm.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -r requirements.txt
-	$(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation --require-hashes \
-	  -r requirements-kenlm.txt
+	$(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation --no-cache-dir \
+	  --require-hashes -r requirements-kenlm.txt
 	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation --editable .
+	touch $@
+
+$(VENV)/.neural-installed: $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet --no-build-isolation --editable '.[neural]'
 	touch $@
 
 # The main job: every model of config.yaml and the tables.
@@ -42,13 +54,14 @@ run: setup
 	$(VENV)/bin/snakemake --cores $(CORES)
 
 # The test suite, as CI runs it.
-test: setup
+test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
+test: setup-neural
 	$(VENV)/bin/pytest
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one
 # small neural model beside the n-grams.
 DEMO_CORPUS := resources/demo/corpus
-demo: setup $(DEMO_CORPUS)/dev-0/expected.tsv
+demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
 	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}' \
 	  'neural={"small": {"train": {"steps": 300}}}'
 

@@ -28,6 +28,7 @@ include: "workflow/rules/ngram.smk"
 include: "workflow/rules/neural.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/gap.smk"
+include: "workflow/rules/checks.smk"
 
 
 rule all:
@@ -39,3 +40,4 @@ rule all:
         rules.plots.output,
         rules.provenance.output,
         rules.gap_table.output if GAP["enabled"] else [],
+        kept_results(),

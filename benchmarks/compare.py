@@ -9,6 +9,7 @@ starts from an empty folder. Corpora are generated once into --work and kept bet
 """
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -139,6 +140,19 @@ def rebuild_against_xzcat(corpus, work):
     rebuild = time.monotonic() - start
     (work / "rebuild-train.txt").unlink()
     return {"xzcat_s": xzcat, "rebuild_s": rebuild, "ratio": rebuild / xzcat}
+
+
+@contextlib.contextmanager
+def worktree(commit, folder):
+    """A checkout of commit at folder (git worktree), removed afterwards; yields (path, short sha)."""
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), commit], check=True,
+                   capture_output=True)
+    try:
+        sha = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        yield Path(folder), sha
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], check=True)
 
 
 def kenlm_tools(given):

@@ -14,12 +14,11 @@ import csv
 import json
 import re
 import shutil
-import subprocess
 import time
 from datetime import datetime
 from pathlib import Path
 
-from compare import REPO, SNAKEMAKE, kenlm_tools, machine, measured
+from compare import SNAKEMAKE, kenlm_tools, machine, measured, worktree
 from generate_corpus import generate
 
 STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
@@ -64,10 +63,7 @@ def train_timeline(log_text):
 
 def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
     """A clean run of commit's pipeline; returns its cost, train timeline and cost table."""
-    tree = work / f"tree-{commit}"
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), commit], check=True,
-                   capture_output=True)
-    try:
+    with worktree(commit, work / f"tree-{commit}") as (tree, sha):
         config = {"corpus": {"source": str(corpus)}, "orders": orders, "kenlm": {"bin_dir": str(bin_dir)}}
         if budget_mb:
             config["memory"] = {"budget_mb": budget_mb}
@@ -90,11 +86,7 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         if table.exists():
             with open(table) as handle:
                 rows = list(csv.DictReader(handle, delimiter="\t"))
-        sha = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             check=True).stdout.strip()
         return {"commit": sha, "cost": cost, "train": train_timeline(log_text), "cost_table": rows}
-    finally:
-        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=True)
 
 
 def main():

@@ -1,10 +1,11 @@
 """The conda environments of envs/, for `--sdm conda`, checked as far as a machine without conda's
-channels can: each parses, pins the versions requirements*.txt pin, and provides every package
-that the steps using it import, found by reading the steps' code."""
+channels can: each parses, pins the versions requirements*.txt and pyproject.toml's extras pin,
+and provides every package that the steps using it import, found by reading the steps' code."""
 
 import ast
 import re
 import sys
+import tomllib
 
 import pytest
 import yaml
@@ -19,13 +20,19 @@ PROVIDED = {"snakemake"}
 
 
 def pinned():
-    """{package: version} of requirements.txt and requirements-kenlm.txt, names lower-cased."""
+    """{package: version} of requirements.txt, requirements-kenlm.txt and the optional dependency
+    groups of pyproject.toml, names lower-cased."""
+    lines = [
+        line for name in ("requirements.txt", "requirements-kenlm.txt") for line in (REPO / name).read_text().splitlines()
+    ]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    lines += [requirement for group in project["optional-dependencies"].values() for requirement in group]
     pins = {}
-    for name in ("requirements.txt", "requirements-kenlm.txt"):
-        for line in (REPO / name).read_text().splitlines():
-            match = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
-            if match:
-                pins[match.group(1).lower()] = match.group(2)
+    for line in lines:
+        match = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
+        if match:
+            pins[match.group(1).lower()] = match.group(2)
+    assert {"snakemake", "kenlm", "torch"} <= set(pins)
     return pins
 
 

@@ -54,12 +54,15 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
     run.wait()
     assert not (work / "results/tables/perplexity.tsv").exists()
 
-    again = run_pipeline(work, config)
-    assert "removed the lock a killed run left" in again.stderr
+    # The killed run's lock stays: Snakemake's own message names the fix, which the README gives.
+    locked = run_pipeline(work, config, check=False)
+    assert locked.returncode != 0 and "--unlock" in locked.stdout + locked.stderr
+    run_pipeline(work, config, "--unlock")
+    run_pipeline(work, config)
     for table in ("tables/perplexity.tsv", "tables/perplexity.md", "gap/both/o5/dev-0/out.tsv"):
         assert (work / "results" / table).read_bytes() == (tmp_path / "clean/results" / table).read_bytes()
     assert not [p for p in (work / "results").rglob("*") if ".tmp-" in p.name]
-    assert not any((work / "results/tmp/lmplz").glob("*/*"))
+    assert not list((work / "results/tmp/lmplz").iterdir())
 
 
 def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):
@@ -141,6 +144,30 @@ def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, ken
     assert list(tmp_path.glob("*.tmp-*")) == []
 
 
+def test_runs_sharing_lmplz_temp_dir_keep_each_other_s_files(tmp_path, kenlm_bin):
+    # Another experiment trains o3 in the same lmplz.temp_dir right now (its job's process is
+    # alive); a killed job left its folder behind (its process is gone).
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
+    text = tmp_path / "train.txt"
+    rebuild_split(corpus / "train", text)
+    shared = tmp_path / "shared-temp"
+    other = subprocess.Popen(["sleep", "60"])
+    killed = subprocess.Popen(["true"])
+    killed.wait()
+    try:
+        for pid in (other.pid, killed.pid):
+            (shared / f".o3.tmp-{pid}").mkdir(parents=True)
+            (shared / f".o3.tmp-{pid}/block").write_text("sorted n-grams\n")
+        with open(tmp_path / "train.log", "w") as log:
+            train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 64, shared / "o3", text, tmp_path / "o3.binary", log)
+        assert (shared / f".o3.tmp-{other.pid}/block").read_text() == "sorted n-grams\n"
+        assert sorted(path.name for path in shared.iterdir()) == [f".o3.tmp-{other.pid}"]
+        assert (tmp_path / "o3.binary").stat().st_size > 0
+    finally:
+        other.kill()
+        other.wait()
+
+
 def full_disk_wrapper(folder, scratch, size=64 * 1024):
     """A command prefix under which folder holds only size bytes.
 
@@ -170,7 +197,7 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
     work = tmp_path / "work"
     full = run_pipeline(work, config, wrapper=full_disk_wrapper(small_disk, tmp_path), check=False)
     assert full.returncode != 0
-    assert f"disk space in its temporary folder {small_disk}/o3" in full.stderr
+    assert f"disk space in its temporary folder {small_disk}/.o3.tmp-" in full.stderr
     assert "lmplz.temp_dir" in full.stderr
     assert "No space left on device" in (work / "logs/train/o3.log").read_text()
     assert not (work / "results/models/o3").exists() or not any((work / "results/models/o3").iterdir())
@@ -202,3 +229,22 @@ def test_build_binary_failing_mid_stream_is_named_not_lmplz(tmp_path, kenlm_bin,
     assert str(err.value).startswith(says)
     assert message in (tmp_path / "train.log").read_text()
     assert not binary.exists() and not list(tmp_path.glob(".model.binary.tmp-*")) and not tmpdir.exists()
+
+
+def test_gap_words_not_in_utf8_stop_the_run_before_any_model_and_the_perplexity_path_takes_them(
+    tmp_path, kenlm_bin
+):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=300, dev_sentences=30)
+    expected = corpus / "dev-0/expected.tsv"
+    lines = expected.read_bytes().split(b"\n")
+    lines[2] = "café".encode("latin-1")
+    expected.write_bytes(b"\n".join(lines))
+    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    done = run_pipeline(tmp_path / "work", config, check=False)
+    assert done.returncode != 0
+    assert "lmgap error in rule split_fingerprint: dev-0/expected.tsv line 3 is not valid UTF-8" in done.stderr
+    assert "iconv -f latin1 -t utf-8" in done.stderr and "gap.enabled: false" in done.stderr
+    assert not (tmp_path / "work/results/models").exists()
+    # Without the gap task the same corpus gives its perplexity tables.
+    run_pipeline(tmp_path / "work", {**config, "gap": {"enabled": False}})
+    assert (tmp_path / "work/results/tables/perplexity.tsv").exists()

@@ -134,7 +134,7 @@ def test_a_commit_without_git_history_says_a_commit_needs_git(tmp_path):
 
 def test_fingerprints_follow_the_bytes_not_the_place(tmp_path, corpus_repo):
     repo, _, _ = corpus_repo
-    for name in ("a", "b", "c"):
+    for name in ("a", "b", "c", "d"):
         (tmp_path / name).mkdir()
     fetch(tmp_path / "a", str(repo))
     moved = tmp_path / "moved"
@@ -142,10 +142,18 @@ def test_fingerprints_follow_the_bytes_not_the_place(tmp_path, corpus_repo):
     fetch(tmp_path / "b", str(moved))
     for split in ("train", "dev-0"):
         assert (tmp_path / "a" / f"{split}.json").read_bytes() == (tmp_path / "b" / f"{split}.json").read_bytes()
-    # The top-level in-header.tsv describes every split, so it is part of each fingerprint.
-    (moved / "in-header.tsv").write_text("FileId\tYear\tLeftContext\tRightContext\n")
+    # The top-level in-header.tsv describes every split: what it decides (the column count, the
+    # year's column) is part of each fingerprint; the names of the other columns are not.
+    header = (moved / "in-header.tsv").read_text().splitlines()[0].split("\t")
+    assert len(header) == 8 and header[3] == "Year"
+    renamed = ["Document", *header[1:3], "year", *header[4:]]
+    (moved / "in-header.tsv").write_text("\t".join(renamed) + "\n\n")
     fetch(tmp_path / "c", str(moved))
-    assert (tmp_path / "c/train.json").read_bytes() != (tmp_path / "b/train.json").read_bytes()
+    assert (tmp_path / "c/train.json").read_bytes() == (tmp_path / "b/train.json").read_bytes()
+    for changed in (["FileId", "Year", "LeftContext", "RightContext"], [*header[:3], "Published", *header[4:]]):
+        (moved / "in-header.tsv").write_text("\t".join(changed) + "\n")
+        fetch(tmp_path / "d", str(moved))
+        assert (tmp_path / "d/train.json").read_bytes() != (tmp_path / "b/train.json").read_bytes(), changed
 
 
 @pytest.mark.parametrize("source", ["git://host.invalid/corpus", "https://host.invalid/git/corpus"])
@@ -154,6 +162,7 @@ def test_unreachable_host_says_how_to_use_a_local_copy(tmp_path, source):
         fetch(tmp_path, source)
     assert "host.invalid" in str(err.value)
     assert "set corpus.source in config.yaml to that local directory" in str(err.value)
+    assert "with `make demo`" in str(err.value)
     assert not (tmp_path / "clone").exists() and not (tmp_path / "manifest.json").exists()
 
 

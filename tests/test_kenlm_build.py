@@ -1,10 +1,12 @@
 """Building KenLM: the pinned download and a clear message when prerequisites are missing."""
 
 import shutil
+from pathlib import Path
 
+import kenlm
 import pytest
 
-from conftest import REPO, run_pipeline
+from conftest import REPO, demo_corpus, run_pipeline
 from lmgap import kenlm_build
 from lmgap.errors import LmgapError
 
@@ -47,11 +49,37 @@ def test_download_refuses_a_wrong_checksum(tmp_path):
     assert not list(tmp_path.glob("*.tar.gz"))
 
 
-def test_user_tools_below_the_configured_order_stop_the_run(tmp_path, kenlm_bin):
-    config = {"corpus": {"source": str(tmp_path)}, "orders": [3, 7], "kenlm": {"bin_dir": str(kenlm_bin)}}
-    done = run_pipeline(tmp_path / "work", config, "--dry-run", check=False)
+def test_user_tools_below_the_configured_order_stop_the_run_before_any_model(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3, 7], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    done = run_pipeline(tmp_path / "work", config, check=False)
     assert done.returncode != 0
-    assert "compiled with maximum order 6, but orders asks for [7]" in done.stdout + done.stderr
+    assert "lmgap error in rule kenlm_tools: the KenLM in kenlm.bin_dir" in done.stderr
+    assert "compiled with maximum order 6, but orders asks for [7]" in done.stderr
+    assert not (tmp_path / "work/results/models").exists()
+
+
+def test_the_order_check_model_is_valid_arpa_with_the_hand_worked_score(tmp_path):
+    # Every n-gram of "<s> w0 w1 w2 </s>" up to trigrams, each at log10 p = -1: the sentence
+    # w0 w1 w2 scores four trigram or bigram hits, -4, with no backoff.
+    arpa = tmp_path / "order3.arpa"
+    arpa.write_text(kenlm_build.chain_arpa(3))
+    model = kenlm.Model(str(arpa))
+    assert model.order == 3 and model.score("w0 w1 w2") == -4.0
+
+
+def test_a_module_that_cannot_load_its_order_is_not_called_built(tmp_path):
+    # The .venv's module is KenLM's default build (maximum order 6): what a cached wheel gave a
+    # build asked for order 7. It loads order 6 and is refused for 7, with the order named.
+    module_dir = Path(kenlm.__file__).parent
+    with open(tmp_path / "build.log", "w") as log:
+        for order in (2, 6):
+            (tmp_path / f"o{order}.arpa").write_text(kenlm_build.chain_arpa(order))
+            kenlm_build.check_module_order(module_dir, tmp_path / f"o{order}.arpa", order, log)
+        (tmp_path / "o7.arpa").write_text(kenlm_build.chain_arpa(7))
+        with pytest.raises(LmgapError, match="built for maximum order 7 cannot load an order-7 model"):
+            kenlm_build.check_module_order(module_dir, tmp_path / "o7.arpa", 7, log)
+    assert "KenLM was compiled to support up to 6" in (tmp_path / "build.log").read_text()
 
 
 def test_missing_user_tool_names_the_key(tmp_path):

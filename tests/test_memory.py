@@ -61,6 +61,17 @@ def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_p
         assert used[model] <= mem_mb, (model, used[model], mem_mb)
 
 
+def test_a_budget_above_the_machine_s_memory_is_warned_about(tmp_path):
+    physical = physical_mb_from_meminfo()
+    done = run_pipeline(tmp_path, {"orders": [3], "memory": {"budget_mb": 4 * physical}}, "--dry-run")
+    assert (
+        f"lmgap warning: the memory budget of {4 * physical:,} MB (memory.budget_mb) is above this machine's "
+        f"{physical:,} MB of memory"
+    ) in done.stdout + done.stderr
+    within = run_pipeline(tmp_path, {"orders": [3], "memory": {"budget_mb": physical // 2}}, "--dry-run")
+    assert "lmgap warning" not in within.stdout + within.stderr
+
+
 def test_default_budget_is_80_percent_of_physical_memory(tmp_path):
     done = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", cores=8)
     physical = physical_mb_from_meminfo()

@@ -142,6 +142,7 @@ def test_a_new_stride_rescores_and_trains_nothing(neural_run):
     ({"train": {"context": 16}, "stride": 16}, "stride must be between 1 and 15"),
     ({"train": {"context": 16}, "max_length": 32}, "reads at most 16 tokens at once"),
     ({"path": "/nonexistent/model"}, "is not a folder holding a Hugging Face model"),
+    ({"train": {"width": 100, "heads": 3}}, "width 100 is not a multiple of heads 3"),
 ])
 def test_bad_neural_settings_are_refused_before_anything_runs(tmp_path, neural_run, entry, message):
     root, config, _, _ = neural_run

@@ -84,8 +84,9 @@ def test_orders_and_pruning_train_only_their_own_models(first_run):
     config = {**config, "eval_splits": ["dev-0", "dev-1"]}
     jobs, done = rerun(work, {**config, "orders": [3, 4, 5]})
     scored = {"query": 2, "gap_logprobs": 2, "gap_predictions": 4, "gap_evaluate": 4}
-    assert jobs == {"all": 1, **TABLES, "train": 1, **scored}
-    assert "wildcards: model=o5" in done.stderr and "wildcards: model=o4\n" not in done.stderr
+    # The user's tools are checked for the new order alone.
+    assert jobs == {"all": 1, **TABLES, "kenlm_tools": 1, "train": 1, **scored}
+    assert "wildcards: order=5" in done.stderr and "wildcards: model=o5" in done.stderr and "wildcards: model=o4\n" not in done.stderr
     jobs, _ = rerun(work, {**config, "orders": [3, 5]})
     assert jobs == {"all": 1, **TABLES}
     jobs, _ = rerun(work, {**config, "orders": [3, 5], "lmplz": {"prune": [0, 0, 1]}})
@@ -100,7 +101,7 @@ def git(*args, cwd):
                    capture_output=True)
 
 
-def test_a_git_source_without_a_commit_follows_its_newest(tmp_path, kenlm_bin):
+def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_again(tmp_path, kenlm_bin):
     repo = demo_corpus(tmp_path / "repo", seed=6, train_sentences=800, dev_sentences=60)
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
         git(*args, cwd=repo)
@@ -109,14 +110,69 @@ def test_a_git_source_without_a_commit_follows_its_newest(tmp_path, kenlm_bin):
         "gap": {"enabled": False},
     }
     run_pipeline(tmp_path / "work", config)
-    jobs, _ = rerun(tmp_path / "work", config)
-    assert jobs == {}
+    first = yaml.safe_load((tmp_path / "work/results/provenance.json").read_text())["corpus"]["commit"]
     lines = (repo / "dev-0/expected.tsv").read_text().splitlines()
     (repo / "dev-0/expected.tsv").write_text("\n".join(["moved", *lines[1:]]) + "\n")
     git("commit", "-qam", "two", cwd=repo)
+    # The upstream moved: a run (and its parse) does not look, so the results stay reproducible.
     jobs, _ = rerun(tmp_path / "work", config)
+    assert jobs == {}
+    # Asked to, the fetch takes the newest commit and the run redoes what the new bytes change.
+    jobs, _ = rerun(tmp_path / "work", config, "--forcerun", "fetch_corpus")
     tables = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
     assert jobs == {**FETCH, **tables, "rebuild_text": 1, "document_years": 1, "query": 1}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     provenance = yaml.safe_load((tmp_path / "work/results/provenance.json").read_text())
-    assert provenance["corpus"]["commit"] == head
+    assert provenance["corpus"]["commit"] == head != first
+
+
+def test_keep_arpa_turned_on_after_the_models_exist_writes_their_arpa(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=600, dev_sentences=50)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+              "gap": {"enabled": False}}
+    run_pipeline(tmp_path / "work", config)
+    arpa = tmp_path / "work/results/models/o3/model.arpa"
+    assert not arpa.exists()
+    jobs, _ = rerun(tmp_path / "work", {**config, "keep_arpa": True})
+    assert jobs["train"] == 1
+    text = arpa.read_text()
+    assert "\\data\\\nngram 1=" in text[:100] and text.rstrip().endswith("\\end\\")
+
+
+def test_turning_the_gap_task_off_sets_its_old_tables_aside(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", seed=4, train_sentences=600, dev_sentences=50)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    work = tmp_path / "work"
+    run_pipeline(work, config)
+    tables = work / "results/tables"
+    gap = {name: (tables / name).read_bytes() for name in ("gap.tsv", "gap.md")}
+    jobs, done = rerun(work, {**config, "gap": {"enabled": False}})
+    assert "gap_table" not in jobs
+    assert "lmgap warning: gap.enabled is false: gap.tsv and gap.md of an earlier run" in done.stderr
+    assert not list(tables.glob("gap.*"))
+    assert {name: (tables / "stale" / name).read_bytes() for name in gap} == gap
+
+
+def test_a_deleted_model_folder_is_trained_again_and_the_tables_follow(tmp_path, kenlm_bin):
+    # The README's recovery for a damaged binary: delete the model's folder and rerun.
+    corpus = demo_corpus(tmp_path / "corpus", seed=3, train_sentences=600, dev_sentences=50)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3, 4], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    work = tmp_path / "work"
+    run_pipeline(work, config)
+    perplexity = (work / "results/tables/perplexity.tsv").read_bytes()
+    gap = gap_scores(work)
+    shutil.rmtree(work / "results/models/o4")
+    (work / "results/gap/both/o3/dev-0/out.tsv").unlink()
+    jobs, _ = rerun(work, config)
+    assert jobs["train"] == jobs["query"] == jobs["gap_logprobs"] == 1 and jobs["gap_predictions"] == 3
+    assert (work / "results/models/o4/model.binary").stat().st_size > 0
+    assert (work / "results/gap/both/o3/dev-0/out.tsv").stat().st_size > 0
+    # Trained again from the same text and options: the same figures.
+    assert (work / "results/tables/perplexity.tsv").read_bytes() == perplexity
+    assert gap_scores(work) == gap
+
+
+def gap_scores(work):
+    """gap.tsv's rows but the time each took."""
+    rows = (work / "results/tables/gap.tsv").read_text().splitlines()
+    return [row.rsplit("\t", 1)[0] for row in rows]

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from .atomic import temporary_sibling, write_json
 from .errors import LmgapError
-from .rebuild import header_path
+from .rebuild import header_path, split_columns, year_column
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
@@ -62,7 +62,8 @@ def _offline_help(source, detail):
     return (
         f"cannot fetch the corpus from {source}: {detail}. Without network access, copy the "
         "challenge's repository (or a directory with train/ and dev-0/) to this machine and set "
-        "corpus.source in config.yaml to that local directory."
+        "corpus.source in config.yaml to that local directory; or try the pipeline on a small "
+        "generated corpus in the challenge's format with `make demo`."
     )
 
 
@@ -104,29 +105,6 @@ def clone(source, commit, dest, log):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def upstream_commit(source, timeout=CONNECT_TIMEOUT_S):
-    """The newest commit of a git URL's default branch (git ls-remote), or None when it cannot be
-    reached."""
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
-    try:
-        done = subprocess.run(
-            ["git", "ls-remote", "--", source, "HEAD"], capture_output=True, text=True, timeout=timeout, env=env
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    fields = done.stdout.split()
-    return fields[0] if done.returncode == 0 and fields else None
-
-
-def recorded_commit(record_path):
-    """The commit a previous fetch recorded, or None."""
-    try:
-        with open(record_path) as handle:
-            return json.load(handle).get("commit")
-    except (OSError, ValueError):
-        return None
 
 
 def head_commit(root):
@@ -251,21 +229,28 @@ def check_xz(path):
 
 
 def fingerprint(root, split, required):
-    """What a split's text depends on: the sha256 of each of its files and of the in-header.tsv
-    that describes them, and nothing of where they are."""
+    """What a split's text and its documents' years depend on: the sha256 of each of its files,
+    what the in-header.tsv describing them decides (the column count, and which column is the
+    year), and nothing of where they are: renaming another column changes nothing."""
     names = sorted(name for name in required if name.startswith(f"{split}/"))
-    header = header_path(Path(root) / split)
+    split_dir = Path(root) / split
+    header = None
+    if header_path(split_dir):
+        header = {"columns": split_columns(split_dir), "year_column": year_column(split_dir)}
     return {
         "split": split,
         "files": {name: sha256(Path(root) / name) for name in names},
-        "in-header.tsv": sha256(header) if header else None,
+        "in-header.tsv": header,
     }
 
 
-def gap_word_warnings(path, name):
-    """What in an expected.tsv is accepted but likely a mistake: a byte-order mark (it becomes part
-    of the first gap word, for KenLM and GEval alike) and empty lines (gaps without a word)."""
-    warnings, empty = [], []
+def read_gap_words(path, name):
+    """One pass over an expected.tsv: what is accepted but likely a mistake (a byte-order mark,
+    which becomes part of the first gap word for KenLM and GEval alike; empty lines, gaps without a
+    word; gap words holding a space, two words in the text and one word no prediction can match),
+    as warnings; and the lines that are not UTF-8, which the text takes as bytes but GEval cannot
+    read: [(line, byte offset, reason)]."""
+    warnings, empty, spaced, not_utf8 = [], [], [], []
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if number == 1 and line.startswith(b"\xef\xbb\xbf"):
@@ -273,12 +258,46 @@ def gap_word_warnings(path, name):
                     f"{name} begins with a byte-order mark, which becomes part of its first gap word: "
                     "save the file as UTF-8 without one"
                 )
-            if not line.strip(b"\r\n"):
+            word = line.rstrip(b"\r\n")
+            if not word:
                 empty.append(number)
+            elif b" " in word:
+                spaced.append(number)
+            try:
+                word.decode("utf-8")
+            except UnicodeDecodeError as err:
+                not_utf8.append((number, err.start, err.reason))
     if empty:
-        shown = ", ".join(map(str, empty[:5])) + (f" and {len(empty) - 5} more" if len(empty) > 5 else "")
-        warnings.append(f"{name} has empty lines, gaps without a word: line {shown}")
-    return warnings
+        warnings.append(f"{name} has empty lines, gaps without a word: line {_first_lines(empty)}")
+    if spaced:
+        warnings.append(
+            f"{name} has gap words holding a space, line {_first_lines(spaced)}: the text takes each as "
+            "two words, and the gap task scores it as one word no prediction can match; a gap word is "
+            "one whitespace token: fix those lines"
+        )
+    return warnings, not_utf8
+
+
+def check_scorable(record, split):
+    """For the gap task, before any model trains: the split's gap words are UTF-8, as GEval reads
+    them (the perplexity path takes bytes and needs no decoding)."""
+    name = f"{split}/expected.tsv"
+    bad = record.get("not_utf8", {}).get(name)
+    if bad:
+        number, offset, reason = bad[0]
+        more = f" (and {len(bad) - 1} more lines)" if len(bad) > 1 else ""
+        raise LmgapError(
+            f"{name} line {number} is not valid UTF-8 ({reason} at byte {offset}){more}: GEval reads gap "
+            "words as UTF-8, so the gap task cannot score this split. Save the file as UTF-8 (for a "
+            f"Latin-1 file: iconv -f latin1 -t utf-8 {name} > {name}.new && mv {name}.new {name}), or "
+            "set gap.enabled: false in config.yaml for the perplexity tables alone"
+        )
+
+
+def _first_lines(numbers, shown=5):
+    """Line numbers for a message: the first few, and how many more."""
+    more = f" and {len(numbers) - shown} more" if len(numbers) > shown else ""
+    return ", ".join(map(str, numbers[:shown])) + more
 
 
 def fetch_corpus(source, commit, clone_dir, required, record_path, log):
@@ -300,23 +319,30 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
     check_files(root, required)
     splits = sorted({name.split("/")[0] for name in required})
     prints = {split: fingerprint(root, split, required) for split in splits}
-    warnings = [
-        warning for name in required if name.endswith("expected.tsv")
-        for warning in gap_word_warnings(root / name, name)
-    ]
+    warnings, not_utf8 = [], {}
+    for name in required:
+        if name.endswith("expected.tsv"):
+            found, bad = read_gap_words(root / name, name)
+            warnings += found
+            if bad:
+                not_utf8[name] = bad
     # The fingerprints make the record change whenever a file does, so the manifest follows.
     record = {
         "source": source, "commit": head_commit(root), "root": str(root), "files": sorted(required),
-        "splits": prints, "warnings": warnings,
+        "splits": prints, "warnings": warnings, "not_utf8": not_utf8,
     }
     write_json(record, record_path)
     return record
 
 
-def write_fingerprint(record_path, split, out_path):
-    """One split's fingerprint, from the fetch record."""
+def write_fingerprint(record_path, split, out_path, scored_for_gaps=False):
+    """One split's fingerprint, from the fetch record; a split the gap task scores must have UTF-8
+    gap words (checked here, the first step after the fetch, before the text or any model)."""
     with open(record_path) as handle:
-        write_json(json.load(handle)["splits"][split], out_path)
+        record = json.load(handle)
+    if scored_for_gaps:
+        check_scorable(record, split)
+    write_json(record["splits"][split], out_path)
 
 
 def write_manifest(record_path, manifest_path):
@@ -326,5 +352,6 @@ def write_manifest(record_path, manifest_path):
     root = Path(record["root"])
     manifest = {**record, "files": {name: describe_file(root / name) for name in record["files"]}}
     del manifest["splits"]
+    manifest.pop("not_utf8", None)
     write_json(manifest, manifest_path)
     return manifest

@@ -9,8 +9,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from .atomic import atomic_path
+from .atomic import atomic_path, write_json
 from .errors import LmgapError
+from .fetch import sha256
 
 TOOLS = ("lmplz", "query", "build_binary")
 # The maximum order of the kenlm Python module the set-up installs (its setup.py's default).
@@ -110,7 +111,8 @@ def compiled_max_order(query):
 
 
 def check_user_tools(bin_dir, orders):
-    """Before anything runs: the user's tools exist and support every configured order."""
+    """The user's tools exist and support every configured order; their {name: path} and the
+    maximum order they were compiled with."""
     paths = check_tools(bin_dir)
     limit = compiled_max_order(paths["query"])
     too_high = [order for order in orders if order > limit]
@@ -120,18 +122,66 @@ def check_user_tools(bin_dir, orders):
             f"but orders asks for {too_high}; remove kenlm.bin_dir to let the pipeline build "
             "KenLM with a large enough KENLM_MAX_ORDER, or lower the orders"
         )
+    return paths, limit
+
+
+def record_user_tools(bin_dir, orders, record_path):
+    """Check the user's tools; record that they passed, with their sha256 and maximum order."""
+    paths, limit = check_user_tools(bin_dir, orders)
+    write_json({"sha256": {tool: sha256(path) for tool, path in paths.items()}, "max_order": limit}, record_path)
 
 
 def build_python_module(version, sha256, max_order, target, log):
     """Install the kenlm Python module, compiled for max_order, into target (for orders above
-    the .venv module's); pip checks the same pinned sha256."""
+    the .venv module's); pip checks the same pinned sha256, builds the module anew (a cached
+    wheel of the same version may have been built for another order) and the module must load
+    a model of max_order before it counts as built."""
     target = Path(target)
     with atomic_path(target) as tmp, tempfile.TemporaryDirectory(prefix="kenlm-python-") as work:
         requirements = Path(work) / "requirements.txt"
         requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
         _run(
             [sys.executable, "-m", "pip", "install", "--no-deps", "--no-binary", "kenlm", "--no-build-isolation",
-             "--require-hashes", "-r", str(requirements), "--target", str(tmp)],
+             "--no-cache-dir", "--require-hashes", "-r", str(requirements), "--target", str(tmp)],
             log, f"building the kenlm Python module with maximum order {max_order}",
             env={**os.environ, "MAX_ORDER": str(max_order)},
+        )
+        arpa = Path(work) / f"order{max_order}.arpa"
+        arpa.write_text(chain_arpa(max_order))
+        check_module_order(tmp, arpa, max_order, log)
+
+
+def chain_arpa(order):
+    """A valid ARPA model of the given order: every n-gram of one sentence, up to that order
+    (so every n-gram's context and suffix is there too)."""
+    words = ["<s>", *(f"w{i}" for i in range(order)), "</s>"]
+    grams = {n: sorted({tuple(words[i:i + n]) for i in range(len(words) - n + 1)}) for n in range(1, order + 1)}
+    grams[1] = sorted({*grams[1], ("<unk>",)})
+    lines = ["", "\\data\\", *(f"ngram {n}={len(grams[n])}" for n in grams), ""]
+    for n, entries in grams.items():
+        lines.append(f"\\{n}-grams:")
+        for gram in entries:
+            prob = "-99" if gram == ("<s>",) else "-1"
+            lines.append(f"{prob}\t{' '.join(gram)}" + ("\t0" if n < order else ""))
+        lines.append("")
+    return "\n".join([*lines, "\\end\\", ""])
+
+
+def check_module_order(module_dir, arpa, order, log):
+    """The kenlm module in module_dir loads an order-`order` model, in a Python of its own."""
+    code = (
+        "import sys, kenlm; model = kenlm.Model(sys.argv[1]); "
+        "assert model.order == int(sys.argv[2]), model.order"
+    )
+    env = {**os.environ, "PYTHONPATH": str(module_dir)}
+    log.flush()
+    done = subprocess.run([sys.executable, "-c", code, str(arpa), str(order)], env=env, capture_output=True,
+                          text=True)
+    log.write(done.stdout + done.stderr)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise LmgapError(
+            f"the kenlm module built for maximum order {order} cannot load an order-{order} model ({last}); "
+            f"see {log.name}. Delete {Path(module_dir).parent} and rerun; if it fails again, pip may be "
+            "installing a kenlm wheel built elsewhere (check PIP_FIND_LINKS and pip's configuration)"
         )

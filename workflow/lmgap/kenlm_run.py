@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .atomic import atomic_open, atomic_path
+from .atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
 from .errors import LmgapError
 from .kenlm_output import arpa_header_counts
 from .scoring import score_output
@@ -29,7 +29,8 @@ def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, prune=(), discount_fa
 
 
 def temp_dir(config, model):
-    """lmplz's -T folder for one model: its own, so a rerun can clear what a killed run left.
+    """lmplz's -T folder for one model; each train job works in a folder of its own beside it
+    (see train), so runs that share the folder never touch each other's files.
 
     Read from the config in the job, not passed as a parameter: moving the folder changes no
     model and must not retrain any.
@@ -50,9 +51,11 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
     Returns ({order: n-gram count} from the ARPA header, {tool: Usage}). The binary (and the
     ARPA copy) appear only when both tools succeeded.
     """
-    tmpdir = Path(tmpdir)
-    # A killed run leaves lmplz's temporary files behind; this job's folder is its own.
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    # The job's own folder, named by its process: another run may share lmplz.temp_dir and train
+    # a model of the same name at the same time. A killed job's folder (its process gone) is
+    # removed, with the blocks it left.
+    remove_stale_siblings(tmpdir)
+    tmpdir = temporary_sibling(tmpdir)
     try:
         tmpdir.mkdir(parents=True)
     except OSError as err:

@@ -235,10 +235,11 @@ def markdown(frame):
             hits = row["hit_ratio_" + str(int(row["order"]))] if row["family"] == "ngram" else None
             cells += [
                 f"{row['perplexity_including_oovs']:.2f}",
-                f"{row['perplexity_excluding_oovs']:.2f}",
+                _known(row["perplexity_excluding_oovs"], lambda v: f"{v:.2f}"),
                 f"{100 * row['oov_rate']:.2f}%",
                 f"{row['cross_entropy_bits_incl']:.3f}",
-                f"{row['srilm_ppl1']:.2f}",
+                # Undefined where every word is unseen (it divides by the words KenLM knows).
+                _known(row["srilm_ppl1"], lambda v: f"{v:.2f}"),
                 _known(hits, lambda v: f"{100 * v:.1f}%"),
             ]
         cells += [_known(first["ngrams_total"], lambda v: f"{int(v):,}"), f"{first['binary_bytes'] / 2**20:.1f}"]

@@ -1,35 +1,20 @@
-import json
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
-
-from snakemake.logging import logger
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError
-from lmgap.fetch import (
-    CLONE_DIR,
-    check_commit_source,
-    check_files,
-    is_url,
-    recorded_commit,
-    required_files,
-    sha256,
-    uncompressed_mb,
-    upstream_commit,
-)
+from lmgap.fetch import CLONE_DIR, required_files
 from lmgap.fetch import corpus_root as lmgap_corpus_root
 from lmgap.rebuild import header_path
 from lmgap.gap.candidates import index_memory_mb
 from lmgap.gap.table import gap_definitions_rst
 from lmgap.tables import definitions_rst
 from lmgap.comparison import DEFINITIONS as COMPARISON_COLUMNS
-from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, check_user_tools, pinned_kenlm
-from lmgap.locks import clear_stale_locks
+from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, pinned_kenlm
 from lmgap.neural.settings import neural_models
 from lmgap.models import fraction_label, models_from_config, prune_settings
 from lmgap.train_memory import LMPLZ_MIN_MB, text_mb, text_tokens, train_job_mb
@@ -52,15 +37,6 @@ except LmgapError as err:
 # decide what runs at once; on a cluster each job asks the scheduler for what it needs, and as
 # many run at once as the cluster grants.
 ON_CLUSTER = workflow.remote_exec or workflow.resource_settings.nodes is not None
-
-# A run killed with SIGKILL cannot release Snakemake's lock; with no run alive here, the next
-# run clears it instead of asking for `snakemake --unlock`. Only a local run started by a user
-# looks: a cluster job (or a run whose jobs run on other hosts) cannot see the processes of
-# the run that holds the lock, and would delete a live run's lock.
-if workflow.is_main_process and not ON_CLUSTER and clear_stale_locks():
-    print(
-        "lmgap: removed the lock a killed run left in .snakemake/locks", file=sys.stderr
-    )
 
 # KenLM's version and the sha256 of its source distribution, as the set-up pins them.
 KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(
@@ -101,11 +77,6 @@ GAP = config["gap"]
 # Splits whose gaps are predicted: the scored ones, and test-A (whose gap words stay unread) when
 # the corpus has it.
 GAP_SPLITS = sorted({*config["eval_splits"], *TEST_A}) if GAP["enabled"] else []
-if config["kenlm"]["bin_dir"]:
-    try:
-        check_user_tools(config["kenlm"]["bin_dir"], ORDERS)
-    except LmgapError as err:
-        raise WorkflowError(str(err)) from None
 
 
 wildcard_constraints:
@@ -116,18 +87,26 @@ wildcard_constraints:
     tool=r"lmplz|query|build_binary",
     context=r"both|left",
     max_order=r"\d+",
+    order=r"\d+",
     fraction=r"0\.[0-9]*[1-9]",
     system=r"(both|left)/o\d+(-[a-z0-9.]+)*|unigram",
 
 
 def kenlm_identity():
-    """Which KenLM trains the models: the pinned version, or the checksums of the user's own
-    tools (whose version nothing tells); changing it retrains them."""
+    """Which KenLM trains the models: the pinned version, or the user's own tools (whose
+    version nothing tells: a model depends on their files instead, see kenlm_tool)."""
     if not config["kenlm"]["bin_dir"]:
         return f"kenlm {KENLM_VERSION}"
-    return {
-        tool: sha256(kenlm_bin_dir(None) / tool) for tool in ("lmplz", "build_binary")
-    }
+    return "kenlm.bin_dir"
+
+
+def kenlm_tools_checked(wildcards):
+    """The check that the user's own tools run and support the model's order, before it trains."""
+    if not config["kenlm"]["bin_dir"]:
+        return []
+    return rules.kenlm_tools.output.record.format(
+        order=MODELS[wildcards.model]["order"]
+    )
 
 
 def kenlm_build_dir(max_order):
@@ -142,12 +121,15 @@ def kenlm_bin_dir(max_order):
 
 
 def kenlm_tool(tool):
-    """An input function: the tool a model's order needs. ancient(): a tool built again scores
-    and trains the same, so its new date reruns nothing."""
+    """An input function: the tool a model's order needs. The pipeline's build is ancient(): built
+    again from the same pinned source, it scores and trains the same, so its new date reruns
+    nothing. A user's own tool replaced by a newer file retrains and rescores what it made.
+    """
 
     def tool_for(wildcards):
         order = MODELS[wildcards.model]["order"]
-        return ancient(str(kenlm_bin_dir(kenlm_build_order(order)) / tool))
+        path = str(kenlm_bin_dir(kenlm_build_order(order)) / tool)
+        return path if config["kenlm"]["bin_dir"] else ancient(path)
 
     return tool_for
 
@@ -178,29 +160,6 @@ def corpus_required_files():
     )
 
 
-def newest_upstream_commit():
-    """For a git URL without a pinned commit: its newest commit, looked up once per run by the
-    main process, so that a moved upstream is fetched again. Unreachable, the commit fetched
-    last stands (with a warning), and nothing is fetched for nothing."""
-    source = config["corpus"]["source"]
-    if not is_url(source) or config["corpus"]["commit"]:
-        return None
-    recorded = recorded_commit("results/corpus/fetched.json")
-    if not workflow.is_main_process:
-        return recorded
-    newest = upstream_commit(source)
-    if newest is None and recorded:
-        print(
-            f"lmgap: cannot reach {source} to see whether it has a newer commit; the pipeline "
-            f"goes on with the commit it fetched last, {recorded}",
-            file=sys.stderr,
-        )
-    return newest or recorded
-
-
-UPSTREAM_COMMIT = newest_upstream_commit()
-
-
 def corpus_is_local():
     """The corpus is read in place from a local directory, not cloned."""
     return corpus_root() != CLONE_DIR
@@ -208,13 +167,13 @@ def corpus_is_local():
 
 def local_corpus_files(wildcards):
     """For a local directory, its files (and the in-header.tsv files that describe them) are
-    inputs, so that editing one fetches again."""
+    inputs, so that editing one fetches again. Only those present: the fetch job names a missing
+    one with the key that asks for it and the fix (onstart's check, before any job)."""
     if not corpus_is_local():
         return []
     headers = {header_path(corpus_root() / split) for split in CORPUS_SPLITS} - {None}
-    return [str(corpus_root() / name) for name in corpus_required_files()] + sorted(
-        map(str, headers)
-    )
+    files = [corpus_root() / name for name in corpus_required_files()]
+    return [str(path) for path in files if path.is_file()] + sorted(map(str, headers))
 
 
 def fingerprints_of(*splits):
@@ -242,16 +201,6 @@ def model_and_split_fingerprints(wildcards):
 
 def all_fingerprints(wildcards):
     return fingerprints_of(config["train_split"], *config["eval_splits"])
-
-
-# A local corpus is checked before any job: its missing files would otherwise stop the run
-# with Snakemake's MissingInputException, which names the file but not the fix.
-try:
-    check_commit_source(config["corpus"]["source"], config["corpus"]["commit"])
-    if corpus_is_local():
-        check_files(corpus_root(), corpus_required_files())
-except LmgapError as err:
-    raise WorkflowError(str(err)) from None
 
 
 def model_options(wildcards):
@@ -301,6 +250,31 @@ def scored_outputs(kind):
     return expand(
         rules.query.output[kind], model=sorted(MODELS), split=splits
     ) + expand(rules.score_neural.output[kind], neural=sorted(NEURAL), split=splits)
+
+
+def kept_results():
+    """What a run keeps on disk besides the tables: every model, its scores and gap predictions,
+    asked for by `all`. Snakemake does not make again a missing file that only up-to-date jobs
+    read, so without this a deleted model folder stayed deleted, and the tables kept its old
+    figures; asked for, it is trained again and everything it feeds is redone."""
+    splits = config["eval_splits"]
+    models = sorted(MODELS)
+    kept = [
+        *expand(rules.train.output.binary, model=models),
+        *expand(rules.train.output.counts, model=models),
+        *expand(rules.train.output.usage, model=models),
+        *(expand(rules.train.output.arpa, model=models) if config["keep_arpa"] else []),
+        *scored_outputs("metrics"),
+        *scored_outputs("documents"),
+        *expand(rules.train_neural.output.model, neural=NEURAL_TRAINED),
+    ]
+    if GAP["enabled"]:
+        systems = gap_systems()
+        kept += expand(rules.gap_evaluate.output.metrics, system=systems, split=splits)
+        kept += expand(
+            "results/gap/{system}/{split}/out.tsv", system=systems, split=GAP_SPLITS
+        )
+    return kept
 
 
 def neural_records():
@@ -487,14 +461,6 @@ def gap_index_mem_mb(wildcards, input):
     return check_gap_index_fits(input.size_mb)
 
 
-# A corpus on disk tells its training text's size before any job (the xz index of in.tsv.xz), so
-# a budget that cannot hold the candidate pass stops the run before anything starts.
-if GAP["enabled"] and corpus_is_local():
-    TRAIN_IN_MB = uncompressed_mb(corpus_root() / config["train_split"] / "in.tsv.xz")
-    if TRAIN_IN_MB is not None:
-        check_gap_index_fits(TRAIN_IN_MB)
-
-
 def gap_candidates_of(wildcards):
     """An n-gram prediction's candidate sets, for the share of gaps whose word is among them."""
     if wildcards.system == "unigram":
@@ -532,86 +498,3 @@ def experiment_settings():
     )
     lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
     return {**{key: config[key] for key in keys}, "lmplz": lmplz, "neural": NEURAL}
-
-
-def corpus_warnings():
-    """What the last fetch found accepted but likely a mistake (see lmgap.fetch)."""
-    try:
-        with open("results/corpus/fetched.json") as handle:
-            return json.load(handle).get("warnings", [])
-    except (OSError, ValueError):
-        return []
-
-
-def stale_tables_warning():
-    """The tables were computed from other corpus files than the manifest now lists."""
-    try:
-        with open("results/provenance.json") as handle:
-            used = json.load(handle)["corpus"]["files"]
-        with open("results/corpus/manifest.json") as handle:
-            current = json.load(handle)["files"]
-    except (OSError, ValueError, KeyError):
-        return None
-    changed = sorted(
-        name
-        for name in set(used) | set(current)
-        if used.get(name, {}).get("sha256") != current.get(name, {}).get("sha256")
-    )
-    if not changed:
-        return None
-    return (
-        f"the tables in results/ were computed from corpus files that differ from those "
-        f"results/corpus/manifest.json lists now ({', '.join(changed)}): run the pipeline to "
-        "bring them up to date"
-    )
-
-
-def main_process_checks():
-    """What only the run a user started should check or say (never a job's own parse)."""
-    if any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv):
-        if not Path("results/tables/perplexity.tsv").exists():
-            raise WorkflowError(
-                "There are no results to report yet: run the pipeline first "
-                "(snakemake --cores 8), then snakemake --report results/report.html."
-            )
-    elif not workflow.dryrun:
-        for folder in ("results", "logs"):
-            try:
-                Path(folder).mkdir(parents=True, exist_ok=True)
-                tempfile.TemporaryFile(dir=folder).close()
-            except OSError as err:
-                raise WorkflowError(
-                    f"cannot write to {Path(folder).resolve()} ({err.strerror}): run the pipeline "
-                    "in a folder you can write to (--directory), or make that one writable."
-                ) from None
-    warnings = list(corpus_warnings())
-    if config["train_split"] in config["eval_splits"]:
-        warnings.append(
-            f"eval_splits scores {config['train_split']}, the split the models are trained on "
-            "(train_split): its perplexities say how well they fit their own text, not how they "
-            "generalise"
-        )
-    warnings.append(stale_tables_warning())
-    for warning in filter(None, warnings):
-        logger.warning(f"lmgap warning: {warning}")
-        WARNED.add(warning)
-
-
-WARNED = set()
-if workflow.is_main_process:
-    main_process_checks()
-
-
-def warn_about_new_corpus(log):
-    """A fetch of this run may have found what the start of the run could not know yet."""
-    for warning in corpus_warnings():
-        if warning not in WARNED:
-            logger.warning(f"lmgap warning: {warning}")
-
-
-onsuccess:
-    warn_about_new_corpus(log)
-
-
-onerror:
-    warn_about_new_corpus(log)

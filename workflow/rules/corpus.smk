@@ -19,8 +19,6 @@ rule fetch_corpus:
     params:
         source=config["corpus"]["source"],
         commit=config["corpus"]["commit"],
-        # A git source that follows its newest commit is fetched again when that moves.
-        upstream=UPSTREAM_COMMIT,
         clone_dir=str(CLONE_DIR),
         required=corpus_required_files(),
     script:
@@ -40,6 +38,11 @@ checkpoint split_fingerprint:
         "logs/split_fingerprint/{split}.log",
     conda:
         "../../envs/python.yaml"
+    params:
+        # The gap task's scored splits need UTF-8 gap words: refused here, before any model
+        # trains (a changed setting writes the same fingerprint, which reruns nothing).
+        scored_for_gaps=lambda wildcards: GAP["enabled"]
+        and wildcards.split in config["eval_splits"],
     script:
         "../scripts/split_fingerprint.py"
 

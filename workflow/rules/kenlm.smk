@@ -25,3 +25,28 @@ if not config["kenlm"]["bin_dir"]:
             sha256=KENLM_SHA256,
         script:
             "../scripts/build_kenlm.py"
+
+else:
+
+    localrules:
+        kenlm_tools,
+
+    # The user's own tools run and are built for an order, checked before the first model of
+    # that order trains (one check per order: adding an order checks it alone); the record gives
+    # their sha256 and maximum order.
+    rule kenlm_tools:
+        input:
+            **{
+                tool: str(Path(config["kenlm"]["bin_dir"]) / tool)
+                for tool in ("lmplz", "query", "build_binary")
+            },
+        output:
+            record="results/kenlm/checked/order{order}.json",
+        log:
+            "logs/kenlm_tools/order{order}.log",
+        conda:
+            "../../envs/python.yaml"
+        params:
+            bin_dir=config["kenlm"]["bin_dir"],
+        script:
+            "../scripts/kenlm_tools.py"

@@ -26,6 +26,7 @@ rule train:
         lmplz=kenlm_tool("lmplz"),
         build_binary=kenlm_tool("build_binary"),
         fingerprint=train_fingerprint,
+        tools_checked=kenlm_tools_checked,
     output:
         # lmplz streams the ARPA model into build_binary; a copy is kept only when asked for.
         **({"arpa": "results/models/{model}/model.arpa"} if config["keep_arpa"] else {}),

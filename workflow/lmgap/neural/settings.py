@@ -40,7 +40,14 @@ def neural_models(entries, origin="config.yaml"):
                 "for the default small one) or path: (a folder holding a saved model)"
             )
         if "train" in entry:
-            settings = {"kind": "train", "train": dict(entry["train"]), "vocab_size": entry["train"]["vocab_size"]}
+            train = entry["train"]
+            if train["width"] % train["heads"]:
+                # Refused here, not after the tokenizer has trained: each head takes an equal share.
+                raise LmgapError(
+                    f"{where}.train: width {train['width']} is not a multiple of heads {train['heads']}: "
+                    "each attention head takes an equal share of the width; change one of them"
+                )
+            settings = {"kind": "train", "train": dict(train), "vocab_size": train["vocab_size"]}
             limit = entry["train"]["context"]
         else:
             folder = os.path.abspath(os.path.expanduser(entry["path"]))

@@ -57,11 +57,6 @@ def build_model(settings, vocab_size, end_id):
     """A randomly initialised GPT-2 of the given size; no dropout (small budgets, exact reruns)."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    if settings["width"] % settings["heads"]:
-        raise LmgapError(
-            f"width {settings['width']} is not a multiple of heads {settings['heads']}: each head "
-            "takes an equal share of the width; change one of them"
-        )
     config = GPT2Config(
         vocab_size=vocab_size, n_positions=settings["context"], n_embd=settings["width"],
         n_layer=settings["layers"], n_head=settings["heads"], resid_pdrop=0.0, embd_pdrop=0.0,

@@ -1,0 +1,55 @@
+"""The set-up a fresh machine runs: public pins only, the neural stack only where it is needed,
+and a clear word when a config asks for neural models without it."""
+
+import re
+import subprocess
+import tomllib
+from importlib import util
+
+import pytest
+
+from conftest import REPO
+from lmgap import preflight
+from lmgap.errors import LmgapError
+
+
+def planned(target):
+    """The commands `make TARGET` runs on a machine where nothing is set up yet (make -n -B)."""
+    done = subprocess.run(["make", "-n", "-B", target], cwd=REPO, capture_output=True, text=True, check=True)
+    return done.stdout.replace("\\\n", " ")
+
+
+def test_make_run_installs_no_neural_stack_and_make_test_and_demo_do():
+    assert "[neural]" not in planned("run") and "torch" not in planned("run")
+    for target in ("test", "demo"):
+        assert "pip install --quiet --no-build-isolation --editable '.[neural]'" in planned(target), target
+
+
+def test_the_kenlm_module_is_never_taken_from_pip_s_cache():
+    # The set-up's module and the pipeline's builds for higher orders: a cached wheel of the
+    # same version may have been built for another maximum order.
+    kenlm_lines = [line for line in planned("run").splitlines() if "requirements-kenlm.txt" in line]
+    assert kenlm_lines and all("--no-cache-dir" in line for line in kenlm_lines)
+
+
+def test_every_pin_is_a_public_release():
+    # A local version label (2.13.0+cpu) names a build the public index does not serve; a pin
+    # without one accepts such a build where pip finds it.
+    lines = [line for name in ("requirements.txt", "requirements-kenlm.txt") for line in (REPO / name).read_text().splitlines()]
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    pins = [line.split("#")[0].strip() for line in lines + [r for group in extras.values() for r in group]]
+    pins = [pin for pin in pins if pin]
+    assert "torch==2.13.0" in pins
+    for pin in pins:
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*( --hash=sha256:[0-9a-f]{64})?", pin), pin
+
+
+def test_neural_models_without_their_packages_are_refused_with_the_install_command(monkeypatch):
+    preflight.check_neural_stack(["small"])  # installed here: nothing to say
+    real = util.find_spec
+    monkeypatch.setattr(preflight.importlib.util, "find_spec", lambda name: None if name == "torch" else real(name))
+    preflight.check_neural_stack([])  # no neural model asked for: nothing needed
+    with pytest.raises(LmgapError) as err:
+        preflight.check_neural_stack(["small"])
+    assert "neural: asks for small, but torch is not installed" in str(err.value)
+    assert "make setup-neural" in str(err.value) and "pip install -e '.[neural]'" in str(err.value)
