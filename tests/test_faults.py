@@ -2,6 +2,7 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -145,8 +146,9 @@ def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, ken
 
 
 def test_runs_sharing_lmplz_temp_dir_keep_each_other_s_files(tmp_path, kenlm_bin):
-    # Another experiment trains o3 in the same lmplz.temp_dir right now (its job's process is
-    # alive); a killed job left its folder behind (its process is gone).
+    # Other experiments train o3 in the same lmplz.temp_dir right now: here (the job's process is
+    # alive) and on another node of a cluster (its process id means nothing here); a killed job
+    # of this host left its folder behind (its process is gone).
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
     text = tmp_path / "train.txt"
     rebuild_split(corpus / "train", text)
@@ -154,14 +156,16 @@ def test_runs_sharing_lmplz_temp_dir_keep_each_other_s_files(tmp_path, kenlm_bin
     other = subprocess.Popen(["sleep", "60"])
     killed = subprocess.Popen(["true"])
     killed.wait()
+    host = socket.gethostname()
+    alive, elsewhere, stale = f".o3.tmp-{host}-{other.pid}", f".o3.tmp-node7-{killed.pid}", f".o3.tmp-{host}-{killed.pid}"
     try:
-        for pid in (other.pid, killed.pid):
-            (shared / f".o3.tmp-{pid}").mkdir(parents=True)
-            (shared / f".o3.tmp-{pid}/block").write_text("sorted n-grams\n")
+        for name in (alive, elsewhere, stale):
+            (shared / name).mkdir(parents=True)
+            (shared / name / "block").write_text("sorted n-grams\n")
         with open(tmp_path / "train.log", "w") as log:
             train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 64, shared / "o3", text, tmp_path / "o3.binary", log)
-        assert (shared / f".o3.tmp-{other.pid}/block").read_text() == "sorted n-grams\n"
-        assert sorted(path.name for path in shared.iterdir()) == [f".o3.tmp-{other.pid}"]
+        assert sorted(path.name for path in shared.iterdir()) == sorted([alive, elsewhere])
+        assert all((shared / name / "block").read_text() == "sorted n-grams\n" for name in (alive, elsewhere))
         assert (tmp_path / "o3.binary").stat().st_size > 0
     finally:
         other.kill()
@@ -197,7 +201,7 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
     work = tmp_path / "work"
     full = run_pipeline(work, config, wrapper=full_disk_wrapper(small_disk, tmp_path), check=False)
     assert full.returncode != 0
-    assert f"disk space in its temporary folder {small_disk}/.o3.tmp-" in full.stderr
+    assert f"disk space in its temporary folder {small_disk} while training the order-3 model" in full.stderr
     assert "lmplz.temp_dir" in full.stderr
     assert "No space left on device" in (work / "logs/train/o3.log").read_text()
     assert not (work / "results/models/o3").exists() or not any((work / "results/models/o3").iterdir())
@@ -243,7 +247,8 @@ def test_gap_words_not_in_utf8_stop_the_run_before_any_model_and_the_perplexity_
     done = run_pipeline(tmp_path / "work", config, check=False)
     assert done.returncode != 0
     assert "lmgap error in rule split_fingerprint: dev-0/expected.tsv line 3 is not valid UTF-8" in done.stderr
-    assert "iconv -f latin1 -t utf-8" in done.stderr and "gap.enabled: false" in done.stderr
+    assert f"iconv -f latin1 -t utf-8 {expected} > {expected}.new && mv {expected}.new {expected}" in done.stderr
+    assert "gap.enabled: false" in done.stderr
     assert not (tmp_path / "work/results/models").exists()
     # Without the gap task the same corpus gives its perplexity tables.
     run_pipeline(tmp_path / "work", {**config, "gap": {"enabled": False}})

@@ -82,6 +82,20 @@ def test_a_module_that_cannot_load_its_order_is_not_called_built(tmp_path):
     assert "KenLM was compiled to support up to 6" in (tmp_path / "build.log").read_text()
 
 
+def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for tool in ("query", "build_binary"):
+        shutil.copy2(kenlm_bin / tool, tools / tool)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(tools)}}
+    done = run_pipeline(tmp_path / "work", config, check=False)
+    assert done.returncode != 0
+    assert f"lmgap error in rule kenlm_tools: kenlm.bin_dir is {tools} but {tools}/lmplz is not an executable" in done.stderr
+    assert "fix kenlm.bin_dir in config.yaml" in done.stderr
+    assert not (tmp_path / "work/results/models").exists()
+
+
 def test_missing_user_tool_names_the_key(tmp_path):
     with pytest.raises(LmgapError, match="fix kenlm.bin_dir"):
         kenlm_build.check_user_tools(tmp_path, [3])

@@ -6,6 +6,7 @@ import re
 import subprocess
 
 from conftest import REPO, SNAKEMAKE, demo_corpus
+from parse_cost import ONE_RULE
 
 # The shipped config's corpus: a git URL whose newest commit nothing may look up while parsing.
 UPSTREAM = "git://gonito.net/challenging-america-word-gap-prediction"
@@ -36,7 +37,7 @@ def snakemake_alone(tmp_path):
     their tools)."""
     base = tmp_path / "base"
     base.mkdir()
-    (base / "Snakefile").write_text('rule all:\n    output:\n        "x",\n    shell:\n        "touch {output}"\n')
+    (base / "Snakefile").write_text(ONE_RULE)
     started, connections = traced_dry_run(base)
     assert not connections
     return started

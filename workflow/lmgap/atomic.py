@@ -1,16 +1,18 @@
 """Write outputs under a temporary name and rename them into place."""
 
 import contextlib
+import glob
 import json
 import os
 import shutil
 from pathlib import Path
 
 
-def temporary_sibling(path):
-    """A name in the same folder as path, so that the final rename is atomic."""
+def temporary_sibling(path, tag=""):
+    """A name in the same folder as path, so that the final rename is atomic; tag (a host's
+    name, say) goes before the process id."""
     path = Path(path)
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    return path.with_name(f".{path.name}.tmp-{tag}{os.getpid()}")
 
 
 def _alive(pid):
@@ -24,11 +26,13 @@ def _alive(pid):
         return True
 
 
-def remove_stale_siblings(path):
-    """Remove temporary files that killed writers of path left behind (an ARPA file can be GBs)."""
+def remove_stale_siblings(path, tag=""):
+    """Remove temporary files that killed writers of path left behind (an ARPA file can be GBs):
+    those of the same tag whose process is gone."""
     path = Path(path)
-    for stale in path.parent.glob(f".{path.name}.tmp-*"):
-        pid = stale.name.rsplit("-", 1)[1]
+    prefix = f".{path.name}.tmp-{tag}"
+    for stale in path.parent.glob(f"{glob.escape(prefix)}*"):
+        pid = stale.name[len(prefix):]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
 

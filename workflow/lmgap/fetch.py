@@ -4,6 +4,7 @@ import hashlib
 import json
 import lzma
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -286,10 +287,15 @@ def check_scorable(record, split):
     if bad:
         number, offset, reason = bad[0]
         more = f" (and {len(bad) - 1} more lines)" if len(bad) > 1 else ""
+        path = shlex.quote(f"{record['root']}/{name}")
+        where = (
+            f" (a clone of {record['source']}, made again at each fetch: convert a local copy and point "
+            "corpus.source at it)" if is_url(record["source"]) else ""
+        )
         raise LmgapError(
             f"{name} line {number} is not valid UTF-8 ({reason} at byte {offset}){more}: GEval reads gap "
-            "words as UTF-8, so the gap task cannot score this split. Save the file as UTF-8 (for a "
-            f"Latin-1 file: iconv -f latin1 -t utf-8 {name} > {name}.new && mv {name}.new {name}), or "
+            f"words as UTF-8, so the gap task cannot score this split. Save the file as UTF-8{where} (for a "
+            f"Latin-1 file: iconv -f latin1 -t utf-8 {path} > {path}.new && mv {path}.new {path}), or "
             "set gap.enabled: false in config.yaml for the perplexity tables alone"
         )
 

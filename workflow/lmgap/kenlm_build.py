@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .atomic import atomic_path, write_json
 from .errors import LmgapError
-from .fetch import sha256
+from .fetch import sha256 as file_sha256
 
 TOOLS = ("lmplz", "query", "build_binary")
 # The maximum order of the kenlm Python module the set-up installs (its setup.py's default).
@@ -128,7 +128,7 @@ def check_user_tools(bin_dir, orders):
 def record_user_tools(bin_dir, orders, record_path):
     """Check the user's tools; record that they passed, with their sha256 and maximum order."""
     paths, limit = check_user_tools(bin_dir, orders)
-    write_json({"sha256": {tool: sha256(path) for tool, path in paths.items()}, "max_order": limit}, record_path)
+    write_json({"sha256": {tool: file_sha256(path) for tool, path in paths.items()}, "max_order": limit}, record_path)
 
 
 def build_python_module(version, sha256, max_order, target, log):
@@ -182,6 +182,7 @@ def check_module_order(module_dir, arpa, order, log):
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise LmgapError(
             f"the kenlm module built for maximum order {order} cannot load an order-{order} model ({last}); "
-            f"see {log.name}. Delete {Path(module_dir).parent} and rerun; if it fails again, pip may be "
-            "installing a kenlm wheel built elsewhere (check PIP_FIND_LINKS and pip's configuration)"
+            f"see {log.name}. pip installed a module built for another order: a kenlm wheel from a place "
+            "pip is configured to look in (PIP_FIND_LINKS, an index serving kenlm wheels); take that "
+            "away and rerun, so that pip builds the module from the pinned source"
         )

@@ -6,6 +6,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -51,11 +52,12 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
     Returns ({order: n-gram count} from the ARPA header, {tool: Usage}). The binary (and the
     ARPA copy) appear only when both tools succeeded.
     """
-    # The job's own folder, named by its process: another run may share lmplz.temp_dir and train
-    # a model of the same name at the same time. A killed job's folder (its process gone) is
-    # removed, with the blocks it left.
-    remove_stale_siblings(tmpdir)
-    tmpdir = temporary_sibling(tmpdir)
+    # The job's own folder, named by its host and process: another run, here or on another node
+    # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
+    # A killed job's folder on this host (its process gone) is removed, with the blocks it left.
+    host = f"{socket.gethostname()}-"
+    remove_stale_siblings(tmpdir, host)
+    root, tmpdir = Path(tmpdir).parent, temporary_sibling(tmpdir, host)
     try:
         tmpdir.mkdir(parents=True)
     except OSError as err:
@@ -90,7 +92,7 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             log.write(lmplz_text + bb_text)
             # lmplz killed by SIGPIPE only means build_binary stopped reading first.
             if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
-                raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, tmpdir, log.name))
+                raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, root, log.name))
             if binariser.returncode or trainer.returncode or counts is None:
                 if "No space left on device" in bb_text:
                     raise LmgapError(

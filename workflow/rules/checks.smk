@@ -90,9 +90,7 @@ onstart:
     # The tables folder shows what the current config makes: the gap task's tables of an earlier
     # run go aside, kept.
     if not GAP["enabled"]:
-        moved = set_aside(
-            ["results/tables/gap.tsv", "results/tables/gap.md"], STALE_TABLES
-        )
+        moved = set_aside(rules.gap_table.output, STALE_TABLES)
         if moved:
             warn(
                 [

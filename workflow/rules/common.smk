@@ -128,20 +128,27 @@ def kenlm_tool(tool):
 
     def tool_for(wildcards):
         order = MODELS[wildcards.model]["order"]
-        path = str(kenlm_bin_dir(kenlm_build_order(order)) / tool)
-        return path if config["kenlm"]["bin_dir"] else ancient(path)
+        path = kenlm_bin_dir(kenlm_build_order(order)) / tool
+        if not config["kenlm"]["bin_dir"]:
+            return ancient(str(path))
+        return user_tools([tool])
 
     return tool_for
 
 
+def user_tools(tools=("lmplz", "query", "build_binary")):
+    """The user's own tools that exist: a missing one is named, with the key that fixes it, by
+    the kenlm_tools job that every model waits for (Snakemake's own error would not)."""
+    paths = [Path(config["kenlm"]["bin_dir"]) / tool for tool in tools]
+    return [str(path) for path in paths if path.exists()]
+
+
 def every_kenlm_tool():
     """The tools of every build the models use, {name: path}, for the provenance record; the
-    user's own tools by their names alone (their maximum order is theirs)."""
+    user's own tools by their names alone (their maximum order is theirs; see user_tools).
+    """
     if config["kenlm"]["bin_dir"]:
-        return {
-            tool: str(kenlm_bin_dir(None) / tool)
-            for tool in ("lmplz", "query", "build_binary")
-        }
+        return {Path(path).name: path for path in user_tools()}
     return {
         f"{tool} (maxorder {max_order})": str(kenlm_bin_dir(max_order) / tool)
         for max_order in KENLM_BUILDS

@@ -31,15 +31,12 @@ else:
     localrules:
         kenlm_tools,
 
-    # The user's own tools run and are built for an order, checked before the first model of
-    # that order trains (one check per order: adding an order checks it alone); the record gives
-    # their sha256 and maximum order.
+    # The user's own tools exist, run and are built for an order, checked before the first
+    # model of that order trains (one check per order: adding an order checks it alone). Its
+    # record (their sha256 and maximum order) is what the log of a run keeps of them.
     rule kenlm_tools:
         input:
-            **{
-                tool: str(Path(config["kenlm"]["bin_dir"]) / tool)
-                for tool in ("lmplz", "query", "build_binary")
-            },
+            lambda wildcards: user_tools(),
         output:
             record="results/kenlm/checked/order{order}.json",
         log:

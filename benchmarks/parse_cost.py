@@ -2,7 +2,7 @@
 parse a cluster job makes before it runs (Snakemake's remote mode), on one finished demo run,
 beside Snakemake's own start-up (a dry run of a one-rule workflow).
 
-    .venv/bin/python benchmarks/parse.py --commits 4202369 HEAD
+    .venv/bin/python benchmarks/parse_cost.py --commits 4202369 HEAD
 
 Each commit runs from its own `git worktree`; a demo-size corpus and the user's KenLM tools
 (--kenlm-bin, or the pipeline's own build), orders 3-5 and the gap task, are run to the end once
@@ -20,6 +20,9 @@ from pathlib import Path
 
 from compare import SNAKEMAKE, kenlm_tools, machine, worktree
 from generate_corpus import generate
+
+# A workflow of one rule: what Snakemake itself costs and starts, whatever the workflow.
+ONE_RULE = 'rule all:\n    output:\n        "x",\n    shell:\n        "touch {output}"\n'
 
 
 def cpu_seconds(cmd, cwd):
@@ -62,7 +65,7 @@ def main():
         generate(work / "corpus", 1_000_000, seed=1)
         print(f"{machine()}; CPU seconds, median of {args.repeats}")
         (work / "alone").mkdir()
-        (work / "alone/Snakefile").write_text('rule all:\n    output:\n        "x",\n    shell:\n        "touch {output}"\n')
+        (work / "alone/Snakefile").write_text(ONE_RULE)
         alone = statistics.median(cpu_seconds([SNAKEMAKE, "-n", "--cores", "2"], work / "alone") for _ in range(args.repeats))
         print(f"-\tSnakemake alone (a one-rule workflow, -n)\t{alone:.2f}")
         for commit in args.commits:
