@@ -128,10 +128,9 @@ def kenlm_tool(tool):
 
     def tool_for(wildcards):
         order = MODELS[wildcards.model]["order"]
-        path = kenlm_bin_dir(kenlm_build_order(order)) / tool
-        if not config["kenlm"]["bin_dir"]:
-            return ancient(str(path))
-        return user_tools([tool])
+        if config["kenlm"]["bin_dir"]:
+            return user_tools([tool])
+        return ancient(str(kenlm_bin_dir(kenlm_build_order(order)) / tool))
 
     return tool_for
 
