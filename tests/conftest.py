@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,16 @@ from generate_corpus import MarkovSource, write_corpus  # noqa: E402
 from sweep import sweep_config, sweep_corpus  # noqa: E402
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+
+
+def requirements():
+    """Every requirement the set-up installs, as written: the lines of requirements.txt and
+    requirements-kenlm.txt (comments and blank lines dropped) and pyproject.toml's optional
+    dependency groups."""
+    lines = [line for name in ("requirements.txt", "requirements-kenlm.txt") for line in (REPO / name).read_text().splitlines()]
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    found = [line.split("#")[0].strip() for line in lines + [r for group in extras.values() for r in group]]
+    return [line for line in found if line]
 
 
 def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=()):

@@ -5,12 +5,11 @@ and provides every package that the steps using it import, found by reading the 
 import ast
 import re
 import sys
-import tomllib
 
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, requirements
 
 ENVS = REPO / "envs"
 # Import names whose package is called otherwise, in conda or on PyPI.
@@ -22,13 +21,8 @@ PROVIDED = {"snakemake"}
 def pinned():
     """{package: version} of requirements.txt, requirements-kenlm.txt and the optional dependency
     groups of pyproject.toml, names lower-cased."""
-    lines = [
-        line for name in ("requirements.txt", "requirements-kenlm.txt") for line in (REPO / name).read_text().splitlines()
-    ]
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    lines += [requirement for group in project["optional-dependencies"].values() for requirement in group]
     pins = {}
-    for line in lines:
+    for line in requirements():
         match = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
         if match:
             pins[match.group(1).lower()] = match.group(2)
@@ -102,12 +96,12 @@ def imported_packages(script):
 
 @pytest.mark.parametrize("path", sorted(ENVS.glob("*.yaml")), ids=lambda p: p.name)
 def test_each_env_parses_and_pins_what_the_requirements_pin(path):
-    requirements = pinned()
+    pins = pinned()
     packages = env_packages(path)
     assert packages["python"] == "3.11"
     for name, version in packages.items():
         pip_name = {v: k for k, v in PACKAGE_OF.items()}.get(name, name)
-        pin = requirements.get(name) or requirements.get(pip_name) or requirements.get(name.replace("-base", ""))
+        pin = pins.get(name) or pins.get(pip_name) or pins.get(name.replace("-base", ""))
         if pin:
             # conda pins major.minor (its builds), pip the full version: they must agree, and a
             # package the requirements pin is pinned here too.

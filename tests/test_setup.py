@@ -3,12 +3,11 @@ and a clear word when a config asks for neural models without it."""
 
 import re
 import subprocess
-import tomllib
 from importlib import util
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, requirements
 from lmgap import preflight
 from lmgap.errors import LmgapError
 
@@ -35,10 +34,7 @@ def test_the_set_up_s_kenlm_module_is_never_taken_from_pip_s_cache():
 def test_every_pin_is_a_public_release():
     # A local version label (2.13.0+cpu) names a build the public index does not serve; a pin
     # without one accepts such a build where pip finds it.
-    lines = [line for name in ("requirements.txt", "requirements-kenlm.txt") for line in (REPO / name).read_text().splitlines()]
-    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    pins = [line.split("#")[0].strip() for line in lines + [r for group in extras.values() for r in group]]
-    pins = [pin for pin in pins if pin]
+    pins = requirements()
     assert "torch==2.13.0" in pins
     for pin in pins:
         assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*( --hash=sha256:[0-9a-f]{64})?", pin), pin

@@ -30,10 +30,11 @@ def report_needs_results():
 
 def config_warnings():
     """What the config asks for that is accepted but likely a mistake."""
-    if not ON_CLUSTER and MEMORY_BUDGET_MB > physical_memory_mb():
+    physical_mb = physical_memory_mb()
+    if not ON_CLUSTER and MEMORY_BUDGET_MB > physical_mb:
         yield (
             f"the memory budget of {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}) is above this machine's "
-            f"{physical_memory_mb():,} MB of memory: jobs it admits together may be killed for want "
+            f"{physical_mb:,} MB of memory: jobs it admits together may be killed for want "
             "of memory; lower memory.budget_mb in config.yaml (or --resources mem_mb=N)"
         )
     if config["train_split"] in config["eval_splits"]:

@@ -14,7 +14,7 @@ from lmgap.gap.candidates import index_memory_mb
 from lmgap.gap.table import gap_definitions_rst
 from lmgap.tables import definitions_rst
 from lmgap.comparison import DEFINITIONS as COMPARISON_COLUMNS
-from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, pinned_kenlm
+from lmgap.kenlm_build import PYTHON_MODULE_MAX_ORDER, TOOLS, pinned_kenlm
 from lmgap.neural.settings import neural_models
 from lmgap.models import fraction_label, models_from_config, prune_settings
 from lmgap.train_memory import LMPLZ_MIN_MB, text_mb, text_tokens, train_job_mb
@@ -135,7 +135,7 @@ def kenlm_tool(tool):
     return tool_for
 
 
-def user_tools(tools=("lmplz", "query", "build_binary")):
+def user_tools(tools=TOOLS):
     """The user's own tools that exist: a missing one is named, with the key that fixes it, by
     the kenlm_tools job that every model waits for (Snakemake's own error would not)."""
     paths = [Path(config["kenlm"]["bin_dir"]) / tool for tool in tools]
@@ -151,7 +151,7 @@ def every_kenlm_tool():
     return {
         f"{tool} (maxorder {max_order})": str(kenlm_bin_dir(max_order) / tool)
         for max_order in KENLM_BUILDS
-        for tool in ("lmplz", "query", "build_binary")
+        for tool in TOOLS
     }
 
 
