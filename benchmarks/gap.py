@@ -89,14 +89,19 @@ def growth(args, bin_dir):
             sys.exit(f"the estimate of {estimate} MB is less than 20% above the measured {row['max_rss_mb']} MB")
 
 
+def add_run_arguments(parser):
+    """The options every run on a generated corpus takes: its seed, the work folder, KenLM's tools."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", default="/tmp/lmgap-benchmark")
+    parser.add_argument("--kenlm-bin", default=None)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["speed", "growth"])
     parser.add_argument("--words", type=int, nargs="+", required=True)
     parser.add_argument("--orders", type=int, nargs="+", default=[5])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--work", default="/tmp/lmgap-benchmark")
-    parser.add_argument("--kenlm-bin", default=None)
+    add_run_arguments(parser)
     args = parser.parse_args()
     bin_dir = kenlm_tools(args.kenlm_bin)
     if args.mode == "speed":

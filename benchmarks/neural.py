@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from compare import kenlm_tools, machine
-from gap import benchmark_rows, corpus_for, run
+from gap import add_run_arguments, benchmark_rows, corpus_for, run
 from sweep import read_rows
 
 
@@ -24,9 +24,7 @@ def main():
     parser.add_argument("--words", type=int, default=10_000_000)
     parser.add_argument("--orders", type=int, nargs="+", default=[3, 4, 5])
     parser.add_argument("--steps", type=int, default=None, help="the model's budget; default: the config's default")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--work", default="/tmp/lmgap-benchmark")
-    parser.add_argument("--kenlm-bin", default=None)
+    add_run_arguments(parser)
     args = parser.parse_args()
     Path(args.work).mkdir(parents=True, exist_ok=True)
     corpus = corpus_for(args.work, args.words, args.seed)

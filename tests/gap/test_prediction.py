@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 from lmgap.corpus.rebuild import read_contexts, rebuild_split
-from lmgap.gap.candidates import CandidateSets, build_candidates, context_words, read_gaps, write_candidates
+from lmgap.gap.candidates import CandidateSets, build_candidates, context_words, write_candidates
+from lmgap.gap.lines import format_line, read_gaps
 from lmgap.gap.coverage import share
 from lmgap.gap.geval import score_files
 from lmgap.gap.heldout import heldout_line_numbers, read_heldout, write_heldout
 from lmgap.gap.predict import score_candidates, write_scores
-from lmgap.gap.submission import format_line, normalised, write_model_predictions
+from lmgap.gap.submission import normalised, write_model_predictions
 from generate_corpus import END, START, MarkovSource, write_corpus
 
 

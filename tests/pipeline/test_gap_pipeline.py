@@ -42,7 +42,7 @@ def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scor
     rows = read_table(work, "gap.tsv")
     assert [(row["model"], row["context"]) for row in rows] == [
         ("unigram", "none"), ("o3", "both"), ("o3", "left"), ("o4", "both"), ("o4", "left"), ("o5", "both"),
-        ("o5", "left"),
+        ("o5", "left"), ("blend", "both"),
     ]
     expected = demo_run / "corpus/dev-0/expected.tsv"
     by_system = {}
@@ -64,7 +64,7 @@ def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scor
     for model in ("o3", "o4", "o5"):
         assert by_system[f"both/{model}"] < by_system[f"left/{model}"] < by_system["unigram"]
     md = (work / "results/tables/gap.md").read_text()
-    assert f"| dev-0 | o3 | both | {by_system['both/o3']:.2f} |" in md
+    assert f"| dev-0 | o3 | ngram | both | {by_system['both/o3']:.2f} |" in md
 
 
 def test_the_candidate_pass_reserves_its_estimate_and_stays_below_it(demo_run):
@@ -101,7 +101,8 @@ def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_r
         (work / "config.yaml").write_text(yaml.safe_dump(config))
     # The provenance record holds the experiment's settings, so it is written again too.
     assert jobs_run(done) == {
-        "all": 1, "gap_predictions": 6, "gap_unigram": 1, "gap_evaluate": 7, "gap_table": 1, "provenance": 1,
+        "all": 1, "gap_predictions": 6, "gap_unigram": 1, "gap_blend": 1, "gap_evaluate": 8, "gap_table": 1,
+        "provenance": 1,
     }
 
 
@@ -137,6 +138,9 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
     assert len(predicted) == 70 and all(LINE.fullmatch(line) for line in predicted)
     assert max(len(line.split(" ")) - 1 for line in predicted) == 7
     assert not (gap / "metrics/both/o3/test-A.json").exists()
-    assert [row["split"] for row in read_table(tmp_path / "work", "gap.tsv")] == ["dev-0"] * 3
+    assert [row["split"] for row in read_table(tmp_path / "work", "gap.tsv")] == ["dev-0"] * 4
+    # The blend's test-A takes the weights fit on all of dev-0's gaps.
+    weights = json.loads((gap / "both/blend/test-A/weights.json").read_text())
+    assert weights["fold_weights"] == [] and weights["fit_gaps"] == 100
     manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())
     assert manifest["files"]["test-A/in.tsv.xz"]["lines"] == 70 and "test-A/expected.tsv" not in manifest["files"]

@@ -12,29 +12,15 @@ import pytest
 import torch
 
 from conftest import demo_corpus, jobs_executed, read_table, run_pipeline
+from tiny_models import save_causal_model
 
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 40, "batch_size": 8}
 
 
 def save_user_model(folder):
-    """A randomly initialised GPT-2 of 512 positions and a byte-level BPE of its own (a prefix
-    space before the first word, unlike the pipeline's), saved as from_pretrained reads them."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<eos>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tokenizer.train_from_iterator(["w1 w2 w3 the of and", "w10 w11 w12"] * 50, trainer=trainer)
-    torch.manual_seed(5)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=tokenizer.get_vocab_size(), n_positions=512, n_embd=32,
-                                       n_layer=1, n_head=2, bos_token_id=0, eos_token_id=0))
-    model.eval()
-    model.save_pretrained(folder)
-    PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<eos>").save_pretrained(folder)
-    return model, PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<eos>")
+    """A user's saved GPT-2 of 512 positions, with a byte-level BPE of its own (a prefix space
+    before the first word, unlike the pipeline's)."""
+    return save_causal_model(folder, ["w1 w2 w3 the of and", "w10 w11 w12"] * 50)
 
 
 def direct_log10_prob(model, tokenizer, line):
@@ -147,6 +133,7 @@ def test_a_new_stride_rescores_and_trains_nothing(neural_run, tmp_path):
     ({"train": {"context": 16}, "max_length": 32}, "reads at most 16 tokens at once"),
     ({"path": "/nonexistent/model"}, "is not a folder holding a Hugging Face model"),
     ({"train": {"width": 100, "heads": 3}}, "width 100 is not a multiple of heads 3"),
+    ({"train": {}, "kind": "masked"}, "kind: masked needs path:"),
 ])
 def test_bad_neural_settings_are_refused_before_anything_runs(tmp_path, neural_run, entry, message):
     root, config, _, _ = neural_run

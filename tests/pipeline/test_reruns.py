@@ -76,10 +76,11 @@ def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_r
     lines = (corpus / "dev-0/expected.tsv").read_text().splitlines()
     (corpus / "dev-0/expected.tsv").write_text("\n".join(["changed", *lines[1:]]) + "\n")
     jobs, _ = rerun(work, config)
-    # dev-0's text, years, scores and gap predictions: twice two contexts and the baseline.
+    # dev-0's text, years, scores and gap predictions: twice two contexts, the baseline and the
+    # blend of both models and the baseline.
     dev0 = {
         "rebuild_text": 1, "document_years": 1, "query": 2, "gap_candidates": 1, "gap_logprobs": 2,
-        "gap_predictions": 4, "gap_unigram": 1, "gap_evaluate": 5,
+        "gap_predictions": 4, "gap_unigram": 1, "gap_blend": 1, "gap_evaluate": 6,
     }
     assert jobs == {**FETCH, **TABLES, **dev0}
     shutil.copytree(corpus / "dev-0", corpus / "dev-1")
@@ -94,13 +95,17 @@ def test_orders_and_pruning_train_only_their_own_models(first_run):
     jobs, done = rerun(work, {**config, "orders": [3, 4, 5]})
     # Each new model scores dev-0 and predicts its gaps from both contexts and from the left.
     scored = {"query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_evaluate": 2}
-    # The user's tools are checked for the new order alone.
-    assert jobs == {"all": 1, **TABLES, "kenlm_tools": 1, "train": 1, **scored}
+    # The user's tools are checked for the new order alone; the blend (and its score) takes the
+    # new model in.
+    assert jobs == {"all": 1, **TABLES, "kenlm_tools": 1, "train": 1, **scored, "gap_blend": 1, "gap_evaluate": 3}
     assert "wildcards: order=5" in done.stderr and "wildcards: model=o5" in done.stderr and "wildcards: model=o4\n" not in done.stderr
+    # A model left out leaves the blend only.
+    blend = {"gap_blend": 1, "gap_evaluate": 1}
     jobs, _ = rerun(work, {**config, "orders": [3, 5]})
-    assert jobs == {"all": 1, **TABLES}
+    assert jobs == {"all": 1, **TABLES, **blend}
     jobs, _ = rerun(work, {**config, "orders": [3, 5], "lmplz": {"prune": [0, 0, 1]}})
-    assert jobs == {"all": 1, **TABLES, "train": 2, **{k: 2 * v for k, v in scored.items()}}
+    assert jobs == {"all": 1, **TABLES, "train": 2, **{k: 2 * v for k, v in scored.items()}, "gap_blend": 1,
+                    "gap_evaluate": 5}
     assert sorted(p.name for p in (work / "results/models").iterdir()) == [
         "o3", "o3-prune0.0.1", "o4", "o5", "o5-prune0.0.1",
     ]

@@ -79,6 +79,11 @@ def config_warnings():
             "(train_split): its perplexities say how well they fit their own text, not how they "
             "generalise"
         )
+    if NEURAL_MASKED and not GAP["enabled"]:
+        yield (
+            f"the masked models {', '.join(NEURAL_MASKED)} only predict gaps, and gap.enabled is "
+            f"false {in_origin('gap.enabled')}: they do nothing; set it true, or remove them"
+        )
 
 
 def check_local_corpus():

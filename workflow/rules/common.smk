@@ -39,7 +39,14 @@ try:
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 NEURAL_TRAINED = sorted(
-    name for name, entry in NEURAL.items() if entry["kind"] == "train"
+    name for name, entry in NEURAL.items() if entry["source"] == "train"
+)
+# Causal models have a perplexity row; masked ones define no perplexity and predict gaps only.
+NEURAL_CAUSAL = sorted(
+    name for name, entry in NEURAL.items() if entry["kind"] == "causal"
+)
+NEURAL_MASKED = sorted(
+    name for name, entry in NEURAL.items() if entry["kind"] == "masked"
 )
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
 TEST_A = ["test-A"] if config["corpus"]["test_a"] else []
@@ -61,7 +68,7 @@ wildcard_constraints:
     max_order=r"\d+",
     order=r"\d+",
     fraction=r"0\.[0-9]*[1-9]",
-    system=r"(both|left)/o\d+(-[a-z0-9.]+)*|unigram",
+    system=r"(both|left)/o\d+(-[a-z0-9.]+)*|both/[a-z][a-z0-9_-]*|unigram",
 
 
 def fingerprints_of(*splits):

@@ -145,6 +145,104 @@ rule gap_evaluate:
         "../scripts/gap_evaluate.py"
 
 
+# A causal neural model (neural: in config.yaml) rescores the best words of the n-gram's
+# prediction for each gap (lmgap.neural.rescore).
+rule gap_neural:
+    input:
+        model=neural_model_folder,
+        base=lambda wildcards: rules.gap_predictions.output.out.format(
+            context="both", model=rescoring_base(), split=wildcards.split
+        ),
+        fingerprint=model_and_split_fingerprints,
+    output:
+        out="results/gap/both/{neural}/{split}/out.tsv",
+        stats="results/gap/stats/both/{neural}/{split}.json",
+    log:
+        "logs/gap_neural/{neural}/{split}.log",
+    benchmark:
+        "results/benchmarks/gap_neural/{neural}/{split}.tsv"
+    wildcard_constraints:
+        neural=exactly(NEURAL_CAUSAL),
+    conda:
+        "../../envs/neural.yaml"
+    threads: CPUS
+    resources:
+        mem_mb=lambda wildcards, input: loading_mem_mb(input, 1500),
+        cpus=CPUS,
+        cpus_per_task=CPUS,
+        runtime=gap_neural_runtime,
+    params:
+        folder=lambda wildcards: neural_model_dir(wildcards.neural),
+        max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
+        candidates=GAP["neural_candidates"],
+        right_tokens=GAP["right_tokens"],
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_neural.py"
+
+
+# A user's masked model (neural: with kind: masked) predicts each gap from both contexts at once
+# (lmgap.neural.masked).
+rule gap_masked:
+    input:
+        model=neural_model_folder,
+        fingerprint=model_and_split_fingerprints,
+    output:
+        out="results/gap/both/{neural}/{split}/out.tsv",
+        stats="results/gap/stats/both/{neural}/{split}.json",
+    log:
+        "logs/gap_masked/{neural}/{split}.log",
+    benchmark:
+        "results/benchmarks/gap_masked/{neural}/{split}.tsv"
+    wildcard_constraints:
+        neural=exactly(NEURAL_MASKED),
+    conda:
+        "../../envs/neural.yaml"
+    threads: CPUS
+    resources:
+        mem_mb=neural_score_mem_mb,
+        cpus=CPUS,
+        cpus_per_task=CPUS,
+        runtime=gap_neural_runtime,
+    params:
+        folder=lambda wildcards: neural_model_dir(wildcards.neural),
+        max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
+        batch_size=lambda wildcards: NEURAL[wildcards.neural]["batch_size"],
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_masked.py"
+
+
+# Every system's prediction mixed, with weights cross-fitted on the scored split's gaps
+# (lmgap.gap.blend says why not on the held-out ones); the weights are written beside the out.tsv.
+rule gap_blend:
+    input:
+        outs=lambda wildcards: [
+            f"results/gap/{system}/{wildcards.split}/out.tsv"
+            for system in blend_members()
+        ],
+        fit=blend_fit_lines,
+        fingerprint=model_and_split_fingerprints,
+    output:
+        out="results/gap/both/blend/{split}/out.tsv",
+        weights="results/gap/both/blend/{split}/weights.json",
+        stats="results/gap/stats/both/blend/{split}.json",
+    log:
+        "logs/gap_blend/{split}.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=2000,
+        cpus=1,
+        cpus_per_task=1,
+        runtime=30,
+    params:
+        members=blend_members(),
+        cross_fit=lambda wildcards: wildcards.split in config["eval_splits"],
+    script:
+        "../scripts/gap_blend.py"
+
+
 rule gap_table:
     input:
         metrics=expand(
@@ -157,18 +255,14 @@ rule gap_table:
             for system in gap_systems()
             for split in config["eval_splits"]
         ],
-        seconds=expand(
-            rules.gap_logprobs.benchmark,
-            model=GAP_MODELS,
-            split=config["eval_splits"],
-        ),
+        seconds=[path for _, _, path in gap_timings()],
         coverage=expand(
             rules.gap_candidates.output.coverage, split=config["eval_splits"]
         ),
+        weights=expand(rules.gap_blend.output.weights, split=config["eval_splits"]),
         submissions=expand(
-            rules.gap_predictions.output.out,
-            context="both",
-            model=GAP_MODELS,
+            "results/gap/both/{name}/{split}/out.tsv",
+            name=[*GAP_MODELS, *gap_neural_models(), "blend"],
             split=GAP_SPLITS,
         ),
         fingerprint=all_fingerprints,
@@ -184,9 +278,10 @@ rule gap_table:
     params:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=gap_definitions_rst(),
-        models={name: MODELS[name] for name in GAP_MODELS},
-        systems=gap_systems(),
+        systems=gap_table_systems(),
+        timed=[(system, split) for system, split, _ in gap_timings()],
         splits=config["eval_splits"],
+        base=rescoring_base(),
         top_k=GAP["top_k"],
     script:
         "../scripts/gap_table.py"

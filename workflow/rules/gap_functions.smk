@@ -1,8 +1,10 @@
 # The gap task's systems, their files, and the memory and time its jobs ask for (rules in
 # gap.smk).
 import math
+import os
 
 from lmgap.gap.candidates import index_memory_mb
+from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
 from lmgap.report.gap import gap_definitions_rst
 
@@ -35,23 +37,135 @@ def gap_index_mem_mb(wildcards, input):
 
 
 def gap_candidates_of(wildcards):
-    """An n-gram prediction's candidate sets, for the share of gaps whose word is among them."""
-    if wildcards.system == "unigram":
+    """An n-gram prediction's candidate sets, for the share of gaps whose word is among them
+    (the other systems' recall is of the words they list)."""
+    if system_family(wildcards.system) != "ngram":
         return []
     return expand(rules.gap_candidates.output.candidates, split=wildcards.split)
 
 
-def gap_systems():
-    """Every scored prediction: each model with both contexts and with the left alone, and the baseline."""
+def system_family(system):
+    """ngram, neural, blend or baseline: what made a system's predictions."""
+    if system == "unigram":
+        return "baseline"
+    name = system.split("/")[1]
+    if name == "blend":
+        return "blend"
+    return "neural" if name in NEURAL else "ngram"
+
+
+def gap_neural_models():
+    """The neural models that predict gaps: the masked ones, and the causal ones when an n-gram
+    trained on the whole training split gives them candidates."""
     return [
-        f"{context}/{model}" for model in GAP_MODELS for context in ("both", "left")
-    ] + ["unigram"]
+        name
+        for name in sorted(NEURAL)
+        if NEURAL[name]["kind"] == "masked" or GAP_MODELS
+    ]
+
+
+def blend_members():
+    """Every system the blend mixes: each n-gram and neural model with both contexts, and the
+    context-free baseline."""
+    return [f"both/{name}" for name in [*GAP_MODELS, *gap_neural_models()]] + [
+        "unigram"
+    ]
+
+
+def blend_fit_lines(wildcards):
+    """Each member's per-line scores on the split whose gap words fit the blend's weights: the
+    split's own (cross-fitted), or the first scored split's for test-A."""
+    split = wildcards.split
+    if split not in config["eval_splits"]:
+        split = config["eval_splits"][0]
+    return expand(rules.gap_evaluate.output.lines, system=blend_members(), split=split)
+
+
+def gap_systems():
+    """Every scored prediction: each n-gram with both contexts and with the left alone, each
+    neural model, the blend, and the baseline."""
+    return [
+        *(f"{context}/{model}" for model in GAP_MODELS for context in ("both", "left")),
+        *(f"both/{name}" for name in gap_neural_models()),
+        "both/blend",
+        "unigram",
+    ]
 
 
 def gap_stats(system, split):
-    if system == "unigram":
-        return rules.gap_unigram.output.stats.format(split=split)
-    context, model = system.split("/")
-    return rules.gap_predictions.output.stats.format(
-        context=context, model=model, split=split
+    """Every system's summary of its out.tsv (rules gap_predictions, gap_neural, gap_masked,
+    gap_blend and gap_unigram write it here)."""
+    return f"results/gap/stats/{system}/{split}.json"
+
+
+def gap_table_systems():
+    """{system: what gap.tsv says of it}, in the order of gap_systems()."""
+    described = {}
+    for system in gap_systems():
+        family, name = system_family(system), system.split("/")[-1]
+        described[system] = {
+            "model": name,
+            "family": family,
+            "order": MODELS[name]["order"] if family == "ngram" else None,
+            "context": "none" if system == "unigram" else system.split("/")[0],
+        }
+        if family == "neural":
+            described[system]["kind"] = NEURAL[name]["kind"]
+    return described
+
+
+def gap_timings():
+    """(system, split, benchmark file) of every system whose scoring is timed: the n-grams'
+    candidate scoring (both contexts at once) and the neural models' jobs."""
+    timed = []
+    for system in gap_systems():
+        family, name = system_family(system), system.split("/")[-1]
+        for split in config["eval_splits"]:
+            if family == "ngram":
+                path = rules.gap_logprobs.benchmark.format(model=name, split=split)
+            elif family == "neural":
+                producer = (
+                    rules.gap_masked
+                    if NEURAL[name]["kind"] == "masked"
+                    else rules.gap_neural
+                )
+                path = producer.benchmark.format(neural=name, split=split)
+            else:
+                continue
+            timed.append((system, split, path))
+    return timed
+
+
+def rescoring_base():
+    """The n-gram whose both-context prediction gives the causal models their candidates: the
+    highest unpruned order (the highest order, when every model is pruned)."""
+    if not GAP_MODELS:
+        return None
+    return max(
+        GAP_MODELS,
+        key=lambda name: (not any(MODELS[name]["prune"]), MODELS[name]["order"]),
     )
+
+
+def exactly(names):
+    """A wildcard constraint matching these names only, and nothing if there are none."""
+    return "|".join(names) if names else "(?!)"
+
+
+def gap_neural_runtime(wildcards, input):
+    """Minutes, for a cluster's time limit. Measured (BENCHMARKS.md): 7.6 minutes on 2 cores for
+    the default small model (3.7 MB of weights) rescoring 50 words of each of 10,614 gaps, whose
+    base out.tsv is 18 MB; the cost grows with the gaps, the words rescored and the model's size.
+    A minute per MB of out.tsv at that size (2.4 times the measured), and 30 minutes more. A masked model reads a window per gap: it is
+    counted as rescoring 50 words, its gaps by their in.tsv.xz (about a quarter of an out.tsv).
+    """
+    if "base" in input.keys():
+        gaps_mb = os.path.getsize(input.base) / 2**20
+        candidates = GAP["neural_candidates"]
+    else:
+        gaps_mb = (
+            4 * os.path.getsize(corpus_root() / wildcards.split / "in.tsv.xz") / 2**20
+        )
+        candidates = 50
+    model_mb = max(4, weights_bytes(neural_model_dir(wildcards.neural)) / 2**20)
+    return 30 + math.ceil(gaps_mb * candidates / 50 * model_mb / 4)

@@ -12,14 +12,14 @@ def neural_training_text(wildcards):
 def neural_model_folder(wildcards):
     """A trained model's folder, or the files of a user's saved model (a changed file rescores)."""
     folder = neural_model_dir(wildcards.neural)
-    if NEURAL[wildcards.neural]["kind"] == "train":
+    if NEURAL[wildcards.neural]["source"] == "train":
         return folder
     return sorted(str(path) for path in Path(folder).iterdir() if path.is_file())
 
 
 def neural_model_dir(name):
     entry = NEURAL[name]
-    if entry["kind"] == "train":
+    if entry["source"] == "train":
         return rules.train_neural.output.model.format(neural=name)
     return entry["path"]
 
@@ -37,14 +37,15 @@ def neural_files():
             "folder": neural_model_dir(name),
             "record": (
                 rules.train_neural.output.record.format(neural=name)
-                if entry["kind"] == "train"
+                if entry["source"] == "train"
                 else None
             ),
             "train_fraction": (
-                entry["train"]["train_fraction"] if entry["kind"] == "train" else None
+                entry["train"]["train_fraction"] if entry["source"] == "train" else None
             ),
         }
         for name, entry in NEURAL.items()
+        if entry["kind"] == "causal"
     }
 
 

@@ -49,7 +49,7 @@ rule cost_table:
         neural_train=expand(rules.train_neural.benchmark, neural=NEURAL_TRAINED),
         neural_score=expand(
             rules.score_neural.benchmark,
-            neural=sorted(NEURAL),
+            neural=NEURAL_CAUSAL,
             split=config["eval_splits"],
         ),
         neural=neural_records(),

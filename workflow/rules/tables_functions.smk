@@ -14,7 +14,7 @@ def scored_outputs(kind):
     splits = config["eval_splits"]
     return expand(
         rules.query.output[kind], model=sorted(MODELS), split=splits
-    ) + expand(rules.score_neural.output[kind], neural=sorted(NEURAL), split=splits)
+    ) + expand(rules.score_neural.output[kind], neural=NEURAL_CAUSAL, split=splits)
 
 
 def cost_files():

@@ -11,13 +11,15 @@ from lmgap.scriptio import run
 run(
     snakemake,
     lambda log: write_model_tables(
-        snakemake.params.models,
         snakemake.params.systems,
         snakemake.params.splits,
         list(snakemake.input.metrics),
         list(snakemake.input.stats),
+        snakemake.params.timed,
         list(snakemake.input.seconds),
         list(snakemake.input.coverage),
+        list(snakemake.input.weights),
+        snakemake.params.base,
         snakemake.params.top_k,
         snakemake.output.tsv,
         snakemake.output.md,

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import atomic_path, write_json
-from ..corpus.rebuild import read_contexts
 from .coverage import measure
 from .heldout import read_heldout
+from .lines import read_gaps
 from .sources import CONTEXT_SOURCES, FLAG
 
 BOS, EOS = b"<s>", b"</s>"
@@ -265,11 +265,6 @@ def build_candidates(text_path, contexts, skip_lines, per_context, frequent):
     count_text(index, text_path, skip_lines)
     offsets, ids, flags = index.candidates(range(len(contexts)), per_context, frequent)
     return CandidateSets(list(index.vocab), offsets, ids, flags)
-
-
-def read_gaps(split_dir):
-    """[(left, right)] of every line of a split's in.tsv.xz, cleaned like the rebuilt text."""
-    return [pair for block in read_contexts(split_dir) for pair in block]
 
 
 def write_candidates(text_path, split_dir, heldout_path, per_context, frequent, out_path, coverage_path, log):

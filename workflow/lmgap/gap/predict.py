@@ -18,7 +18,8 @@ import time
 import numpy as np
 
 from ..errors import LmgapError
-from .candidates import CandidateSets, read_gaps
+from .candidates import CandidateSets
+from .lines import read_gaps
 from .scores import save_scores
 
 UNKNOWN = "<unk>"

@@ -14,30 +14,9 @@ from ..corpus.rebuild import read_contexts
 from .candidates import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
+from .lines import format_line, summary
 from .scores import load_scores
 from .sources import variant_mask
-
-# Listed probabilities keep six significant digits; p0 is the exact remainder of those.
-DIGITS = ".6g"
-
-
-def format_line(words, probabilities, top_k, mass):
-    """One out.tsv line: the top_k words (ties by candidate order) and the rest as p0.
-
-    words: str; probabilities: the model's, normalised over the candidates; mass: their share.
-    Returns (line, listed count, p0).
-    """
-    chosen = np.argsort(-probabilities, kind="stable")[:top_k]
-    tokens, listed = [], 0.0
-    for index in chosen.tolist():
-        value = format(mass * float(probabilities[index]), DIGITS)
-        if float(value) > 0:
-            tokens.append(f"{words[index]}:{value}")
-            listed += float(value)
-    p0 = 1.0 - listed
-    tokens.append(f":{p0:.10g}")
-    return " ".join(tokens), len(tokens) - 1, p0
-
 
 def normalised(log10_scores):
     """Probabilities proportional to 10^score, summing to one."""
@@ -66,15 +45,6 @@ def write_predictions(candidates, left, right, table, variant, top_k, out_path, 
             listed_counts.append(listed)
             p0s.append(p0)
     write_json(summary(counts, listed_counts, p0s), stats_path)
-
-
-def summary(counts, listed, p0s):
-    return {
-        "gaps": len(counts),
-        "candidates_per_gap": float(np.mean(counts)) if counts else 0.0,
-        "listed_per_gap": float(np.mean(listed)) if listed else 0.0,
-        "p0_mean": float(np.mean(p0s)) if p0s else 0.0,
-    }
 
 
 def unigram_line(gap_words, heldout_words, top_k):

@@ -28,9 +28,10 @@ def saved_config(folder):
 
 
 def neural_models(entries, origin="config.yaml"):
-    """{name: settings} from the config's neural: section (defaults filled in): `kind` (`train`
-    or `path`), the training settings or the folder, and the window (max_length, stride,
-    batch_size) every split is scored with."""
+    """{name: settings} from the config's neural: section (defaults filled in): `source` (`train`
+    or `path`), `kind` (`causal` or `masked`), the training settings or the folder, and the
+    window (max_length, stride, batch_size) every split is scored with (a masked model's gaps
+    are read in windows of at most max_length tokens)."""
     models = {}
     for name, entry in sorted(entries.items()):
         where = f"{origin}: neural.{name}"
@@ -38,6 +39,12 @@ def neural_models(entries, origin="config.yaml"):
             raise LmgapError(
                 f"{where} needs exactly one of train: (a model the pipeline trains; train: {{}} "
                 "for the default small one) or path: (a folder holding a saved model)"
+            )
+        kind = entry.get("kind", "causal")
+        if kind == "masked" and "path" not in entry:
+            raise LmgapError(
+                f"{where}: kind: masked needs path: (a folder holding a saved masked LM, BERT or "
+                "RoBERTa say); the pipeline trains causal models only"
             )
         if "train" in entry:
             train = entry["train"]
@@ -47,13 +54,13 @@ def neural_models(entries, origin="config.yaml"):
                     f"{where}.train: width {train['width']} is not a multiple of heads {train['heads']}: "
                     "each attention head takes an equal share of the width; change one of them"
                 )
-            settings = {"kind": "train", "train": dict(train), "vocab_size": train["vocab_size"]}
+            settings = {"source": "train", "train": dict(train), "vocab_size": train["vocab_size"]}
             limit = entry["train"]["context"]
         else:
             folder = os.path.abspath(os.path.expanduser(entry["path"]))
             check_model_folder(folder, f"{where}.path")
             limit, vocab_size = saved_config(folder)
-            settings = {"kind": "path", "path": folder, "vocab_size": vocab_size}
+            settings = {"source": "path", "path": folder, "vocab_size": vocab_size}
         max_length = entry["max_length"] or limit
         if max_length is None:
             raise LmgapError(f"{where}: the model's config.json gives no context length; set max_length")
@@ -68,5 +75,5 @@ def neural_models(entries, origin="config.yaml"):
         except LmgapError as err:
             raise LmgapError(f"{where}: {err}; change stride (or max_length)") from None
         batch_size = entry["batch_size"] or default_batch_size(settings["vocab_size"], max_length)
-        models[name] = {**settings, "max_length": max_length, "stride": stride, "batch_size": batch_size}
+        models[name] = {**settings, "kind": kind, "max_length": max_length, "stride": stride, "batch_size": batch_size}
     return models

@@ -6,6 +6,7 @@ import math
 import pandas as pd
 
 from ..atomic import atomic_open
+from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
 from .cost import read_benchmark
@@ -15,8 +16,11 @@ from .markdown import definition_lines, definitions_rst, markdown_table
 # Markdown note, the report's caption and the README's table are made from it.
 DEFINITIONS = {
     "split": "the split scored",
-    "model": "the model predicting, or `unigram`, the context-free baseline",
-    "order": "the model's n-gram order (empty for the baseline)",
+    "model": "the model predicting, `blend` (the mixture of every other system) or `unigram`, the "
+    "context-free baseline",
+    "family": "the prediction's family: `ngram` (KenLM), `neural` (a causal model rescoring the "
+    "n-gram's most probable words, or a masked model), `blend` or `baseline`",
+    "order": "the model's n-gram order (empty for the other families)",
     "context": "the context the prediction reads: `both` (the submission in `results/gap/both/`), "
     "`left` (the ablation) or `none`",
     "perplexity_hashed": "GEval's PerplexityHashed, the challenge's ranking (lower is better): "
@@ -29,17 +33,20 @@ DEFINITIONS = {
     "(unhashed)",
     "top10_accuracy": "the top-10 accuracy: the share of gaps whose word is among the first ten "
     "listed (unhashed)",
-    "candidates_per_gap": "the candidates scored per gap, on average",
+    "candidates_per_gap": "the candidates scored per gap, on average (a masked model: its whole-word "
+    "tokens; the blend: the words it lists)",
     "candidate_recall": "the candidate recall: the share of gaps whose word was among the candidates",
     "listed_per_gap": "the words listed per out.tsv line, on average (`gap.top_k` at most)",
     "p0_mean": "the mean rest mass p0 a line leaves to unlisted words",
-    "p0_method": "the p0 method: how the rest mass was set (from held-out training gaps, never from "
+    "p0_method": "the p0 method: how the rest mass was set (the n-grams' from held-out training gaps, never from "
     "the scored split)",
-    "seconds": "the wall time in seconds of the job that scored the candidates (both contexts at "
-    "once; varies between runs)",
+    "seconds": "the wall time in seconds of the job that scored the candidates (an n-gram's both "
+    "contexts at once) or made a neural model's predictions; empty for the blend and the baseline "
+    "(varies between runs)",
 }
 COLUMNS = list(DEFINITIONS)
 CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
+FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "blend": 3}
 SHOWN = [
     ("PerplexityHashed", "perplexity_hashed"), ("LikelihoodHashed", "likelihood_hashed"),
     ("LogLossHashed", "log_loss_hashed"), ("Top-1", "top1_accuracy"), ("Top-10", "top10_accuracy"),
@@ -54,6 +61,15 @@ def gap_definitions_rst():
 
 
 UNIGRAM_METHOD = "1 - share of held-out training gap words among the listed ones"
+MASKED_METHOD = (
+    "the probability the masked model leaves off its whole-word tokens (words of several "
+    "subword pieces among it) and off the unlisted ones"
+)
+BLEND_METHOD = "the members' p0, mixed with the blend's weights"
+
+
+def rescored_method(base):
+    return f"the mass `{base}`'s prediction gives the rescored words, which held-out training gaps set"
 
 
 def _read(path):
@@ -61,13 +77,16 @@ def _read(path):
         return json.load(handle)
 
 
-def gap_row(split, model, order, context, metrics_path, stats_path, p0_method, seconds):
-    """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions."""
+def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
+    """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions.
+
+    system: {"model", "family", "order", "context"}."""
     evaluated, stats = _read(metrics_path), _read(stats_path)
     names = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
     return {
-        "split": split, "model": model, "order": order, "context": context,
+        "split": split, "model": system["model"], "family": system["family"], "order": system["order"],
+        "context": system["context"],
         "log_loss_hashed": metrics[names[0]], "likelihood_hashed": metrics[names[1]],
         "perplexity_hashed": metrics[names[2]], "top1_accuracy": metrics["Accuracy"],
         "top10_accuracy": metrics["Top10Accuracy"], "candidates_per_gap": stats["candidates_per_gap"],
@@ -78,16 +97,19 @@ def gap_row(split, model, order, context, metrics_path, stats_path, p0_method, s
 
 def gap_frame(rows):
     frame = pd.DataFrame(rows, columns=COLUMNS)
+    # Only n-grams have an order; the column stays integer, empty elsewhere.
+    frame["order"] = frame["order"].astype("Int64")
     frame["_context"] = frame["context"].map(CONTEXT_ORDER)
-    frame = frame.sort_values(["split", "order", "_context", "model"], kind="stable")
-    return frame.drop(columns="_context").reset_index(drop=True)
+    frame["_family"] = frame["family"].map(FAMILY_ORDER)
+    frame = frame.sort_values(["split", "_family", "order", "_context", "model"], kind="stable")
+    return frame.drop(columns=["_context", "_family"]).reset_index(drop=True)
 
 
-def gap_markdown(frame, top_k):
-    methods = dict(zip(frame["context"], frame["p0_method"]))
+def gap_markdown(frame, top_k, blends=()):
+    methods = dict(zip(frame["family"] + "/" + frame["context"], frame["p0_method"]))
     rows = [
         [
-            row.split, row.model, row.context, f"{row.perplexity_hashed:.2f}", f"{row.likelihood_hashed:.4f}",
+            row.split, row.model, row.family, row.context, f"{row.perplexity_hashed:.2f}", f"{row.likelihood_hashed:.4f}",
             f"{row.log_loss_hashed:.4f}", f"{100 * row.top1_accuracy:.1f}%", f"{100 * row.top10_accuracy:.1f}%",
             f"{row.candidates_per_gap:,.0f}", f"{100 * row.candidate_recall:.1f}%", f"{row.p0_mean:.3f}",
             "" if math.isnan(row.seconds) else f"{row.seconds:.1f}",
@@ -96,18 +118,19 @@ def gap_markdown(frame, top_k):
     ]
     return markdown_table(
         f"Word-gap prediction, scored as GEval scores the challenge ({2 ** DEFAULT_BITS:,} hash buckets)",
-        ["Split", "Model", "Context", "PerplexityHashed:", "LikelihoodHashed:", "LogLossHashed:", "Top-1:",
+        ["Split", "Model", "Family", "Context", "PerplexityHashed:", "LikelihoodHashed:", "LogLossHashed:", "Top-1:",
          "Top-10:", "Candidates/gap:", "Word among candidates:", "p0 (mean):", "Time (s):"],
         rows,
         "\n".join([
             f"Definitions (each line of out.tsv lists {top_k} words; every figure is in `gap.tsv`):", "",
-            *definition_lines([("Context", "context"), *SHOWN], DEFINITIONS.get),
-            *(f"- p0 of `{context}` predictions: {method}." for context, method in methods.items()),
+            *definition_lines([("Family", "family"), ("Context", "context"), *SHOWN], DEFINITIONS.get),
+            *(f"- p0 of `{kind}` predictions: {method}." for kind, method in methods.items()),
+            *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
         ]),
     )
 
 
-def write_gap_tables(rows, top_k, tsv_path, md_path):
+def write_gap_tables(rows, top_k, tsv_path, md_path, blends=()):
     frame = gap_frame(rows)
     with atomic_open(tsv_path, newline="") as handle:
         out = frame.copy()
@@ -116,27 +139,31 @@ def write_gap_tables(rows, top_k, tsv_path, md_path):
                 out[column] = out[column].map(lambda value: "" if math.isnan(value) else repr(value))
         out.to_csv(handle, sep="\t", index=False, lineterminator="\n")
     with atomic_open(md_path) as handle:
-        handle.write(gap_markdown(frame, top_k))
+        handle.write(gap_markdown(frame, top_k, blends))
 
 
-def write_model_tables(models, systems, splits, metrics, stats, seconds, coverage, top_k, tsv_path, md_path):
-    """The table from the files of rules gap_evaluate, gap_predictions (or gap_unigram),
-    gap_logprobs' benchmarks and gap_candidates, listed in the order systems x splits (metrics,
-    stats), models x splits (seconds) and splits (coverage)."""
-    methods = {split: describe(_read(path)["coverage"]) for split, path in zip(splits, coverage)}
-    times = {}
-    for index, path in enumerate(seconds):
-        model, split = sorted(models)[index // len(splits)], splits[index % len(splits)]
-        times[(model, split)] = read_benchmark(path)["s"]
+def p0_method(system, coverage, base):
+    """How a system's rest mass was set; coverage: the split's candidate coverage table."""
+    return {
+        "ngram": describe(coverage), "baseline": UNIGRAM_METHOD, "blend": BLEND_METHOD,
+        "causal": rescored_method(base), "masked": MASKED_METHOD,
+    }[system.get("kind") or system["family"]]
+
+
+def write_model_tables(systems, splits, metrics, stats, timed, seconds, coverage, weights, base, top_k, tsv_path,
+                       md_path):
+    """The table from the files of rules gap_evaluate, the predicting rules, their benchmarks,
+    gap_candidates and gap_blend. systems: {system: {"model", "family", "order", "context", and
+    "kind" for a masked model}}; metrics and stats in the order systems x splits; timed: the
+    (system, split) of each benchmark in seconds; coverage and weights in the order of splits."""
+    tables = {split: _read(path)["coverage"] for split, path in zip(splits, coverage)}
+    times = {tuple(key): read_benchmark(path)["s"] for key, path in zip(timed, seconds)}
     rows = []
     for index, (metrics_path, stats_path) in enumerate(zip(metrics, stats)):
-        system, split = systems[index // len(splits)], splits[index % len(splits)]
-        if system == "unigram":
-            rows.append(gap_row(split, "unigram", 1, "none", metrics_path, stats_path, UNIGRAM_METHOD, math.nan))
-            continue
-        context, model = system.split("/")
+        name, split = list(systems)[index // len(splits)], splits[index % len(splits)]
+        system = systems[name]
         rows.append(gap_row(
-            split, model, models[model]["order"], context, metrics_path, stats_path, methods[split],
-            times[(model, split)],
+            split, system, metrics_path, stats_path, p0_method(system, tables[split], base),
+            times.get((name, split), math.nan),
         ))
-    write_gap_tables(rows, top_k, tsv_path, md_path)
+    write_gap_tables(rows, top_k, tsv_path, md_path, [(split, _read(path)) for split, path in zip(splits, weights)])

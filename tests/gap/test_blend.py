@@ -1,0 +1,148 @@
+"""The blend against independent computations: EM's weights against a search over a fine grid,
+one-hot vectors as feasible points, the mixed line's hashed probability against the mixture of
+the members' as GEval scores each, and the cross-fitting's folds against their own gaps."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from lmgap.gap import blend
+from lmgap.gap.blend import FOLDS, fit_weights, mean_log, mixed_line, write_blend
+from lmgap.gap.geval import DEFAULT_BITS, line_log_probability, parse_out_line, score_files
+
+
+def grid_best(probabilities, steps=20_000):
+    """The best two-member mixture by trying every weight k / steps: no EM involved."""
+    grid = np.linspace(0.0, 1.0, steps + 1)
+    values = np.log(np.outer(probabilities[:, 0], grid) + np.outer(probabilities[:, 1], 1 - grid)).mean(axis=0)
+    return grid[int(values.argmax())], float(values.max())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_em_finds_the_best_two_member_mixture_a_grid_search_finds(seed):
+    rng = np.random.default_rng(seed)
+    probabilities = rng.uniform(0.001, 0.2, size=(400, 2)) * rng.uniform(0.2, 1.0, size=2)
+    weight, value = grid_best(probabilities)
+    fitted = fit_weights(probabilities)
+    assert mean_log(probabilities, fitted) >= value - 1e-9
+    assert fitted[0] == pytest.approx(weight, abs=2e-3)
+
+
+def test_a_member_that_is_always_better_gets_all_the_weight():
+    rng = np.random.default_rng(4)
+    weak = rng.uniform(0.001, 0.01, size=300)
+    probabilities = np.stack([weak * 3, weak], axis=1)
+    fitted = fit_weights(probabilities)
+    assert fitted[0] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_fit_is_never_worse_than_any_one_member_alone(seed):
+    # A one-hot weight vector is a feasible point: the fit must reach at least each of them.
+    rng = np.random.default_rng(seed)
+    probabilities = rng.uniform(0, 1, size=(50, 6)) ** rng.uniform(1, 8, size=6)
+    fitted = fit_weights(probabilities)
+    assert fitted.sum() == pytest.approx(1.0) and (fitted >= 0).all()
+    for member in range(6):
+        assert mean_log(probabilities, fitted) >= mean_log(probabilities, np.eye(6)[member]) - 1e-12
+
+
+def test_a_mixed_line_puts_the_mixture_of_the_members_in_the_gap_words_bucket():
+    # Hand-made lines: shared and distinct words, each with its rest mass.
+    members = ["the:0.5 a:0.2 of:0.1 :0.2", "a:0.6 in:0.3 :0.1", "the:0.05 zebra:0.05 :0.9"]
+    weights = np.array([0.5, 0.3, 0.2])
+    text, listed, p0 = mixed_line(members, weights)
+    assert listed == 5 and p0 == pytest.approx(0.5 * 0.2 + 0.3 * 0.1 + 0.2 * 0.9, abs=1e-9)
+    for line_number in (1, 7, 123):
+        for word in ("the", "a", "in", "zebra", "unlisted"):
+            each = [math.exp(line_log_probability(*parse_out_line(line), word, DEFAULT_BITS, line_number))
+                    for line in members]
+            got = math.exp(line_log_probability(*parse_out_line(text), word, DEFAULT_BITS, line_number))
+            assert got == pytest.approx(float(np.dot(weights, each)), rel=1e-5)
+
+
+def write_members(folder, members, lines):
+    """out.tsv and lines.tsv of members; lines: {member: [(out line, log-probability of the gap word)]}."""
+    outs, scores = [], []
+    for name in members:
+        out, score = folder / f"{name}.out.tsv", folder / f"{name}.lines.tsv"
+        out.write_text("".join(line + "\n" for line, _ in lines[name]))
+        score.write_text("line\tlog_probability\n" + "".join(f"{n}\t{v!r}\n" for n, (_, v) in enumerate(lines[name], 1)))
+        outs.append(out)
+        scores.append(score)
+    return outs, scores
+
+
+def test_cross_fitting_never_lets_a_gap_weigh_in_its_own_prediction(tmp_path):
+    rng = np.random.default_rng(5)
+    gaps = 40
+    probabilities = rng.uniform(0.01, 0.5, size=(gaps, 2))
+    lines = {
+        name: [(f"w{column}:{p:.6g} :{1 - p:.6g}", math.log(p)) for p in probabilities[:, column]]
+        for column, name in enumerate(("one", "two"))
+    }
+    outs, scores = write_members(tmp_path, ["one", "two"], lines)
+    write_blend(["one", "two"], scores, outs, True, tmp_path / "out.tsv", tmp_path / "w.json", tmp_path / "s.json")
+    first = json.loads((tmp_path / "w.json").read_text())
+    assert len(first["fold_weights"]) == FOLDS
+    # Line 1 is in fold 0: making its gap word far likelier for `one` moves every fold's weights
+    # but fold 0's, and line 1's blend line is unchanged.
+    changed = dict(lines)
+    changed["one"] = [(lines["one"][0][0], math.log(0.999)), *lines["one"][1:]]
+    outs, scores = write_members(tmp_path, ["one", "two"], changed)
+    write_blend(["one", "two"], scores, outs, True, tmp_path / "out2.tsv", tmp_path / "w2.json", tmp_path / "s2.json")
+    second = json.loads((tmp_path / "w2.json").read_text())
+    assert second["fold_weights"][0] == first["fold_weights"][0]
+    assert all(second["fold_weights"][k] != first["fold_weights"][k] for k in range(1, FOLDS))
+    assert (tmp_path / "out.tsv").read_text().splitlines()[0] == (tmp_path / "out2.tsv").read_text().splitlines()[0]
+    # Each line is the mixture with its own fold's weights.
+    for number, line in enumerate((tmp_path / "out.tsv").read_text().splitlines()):
+        weights = first["fold_weights"][number % FOLDS]
+        expected = mixed_line([lines["one"][number][0], lines["two"][number][0]], [weights["one"], weights["two"]])[0]
+        assert line == expected
+
+
+def test_a_split_without_gap_words_takes_the_weights_fit_on_all_the_scored_gaps(tmp_path):
+    rng = np.random.default_rng(6)
+    probabilities = rng.uniform(0.01, 0.5, size=(30, 2))
+    lines = {name: [(f"w:{p:.6g} :{1 - p:.6g}", math.log(p)) for p in probabilities[:, k]]
+             for k, name in enumerate(("one", "two"))}
+    outs, scores = write_members(tmp_path, ["one", "two"], lines)
+    weights = write_blend(["one", "two"], scores, outs, False, tmp_path / "out.tsv", tmp_path / "w.json",
+                          tmp_path / "s.json")
+    np.testing.assert_allclose(weights, fit_weights(probabilities), rtol=1e-12)
+    written = (tmp_path / "out.tsv").read_text().splitlines()
+    assert written == [mixed_line([lines["one"][n][0], lines["two"][n][0]], weights)[0] for n in range(30)]
+    record = json.loads((tmp_path / "w.json").read_text())
+    assert record["fold_weights"] == [] and record["fit_gaps"] == 30
+    assert record["fit_log_loss_hashed"]["blend"] <= min(record["fit_log_loss_hashed"].values()) + 1e-12
+    assert "fit by EM on all 30 gaps; on them" in blend.describe_weights(record)
+
+
+def test_the_blend_of_real_lines_scores_as_geval_scores_the_mixture(tmp_path):
+    # Members whose lines list many words, scored against gap words by GEval's own arithmetic.
+    rng = np.random.default_rng(7)
+    vocabulary = [f"word{k}" for k in range(300)]
+    expected = [rng.choice(vocabulary) for _ in range(25)]
+    (tmp_path / "expected.tsv").write_text("".join(word + "\n" for word in expected))
+    outs = []
+    for name in ("one", "two", "three"):
+        path = tmp_path / f"{name}.out.tsv"
+        rows = []
+        for _ in expected:
+            words = rng.choice(vocabulary, size=60, replace=False)
+            values = rng.dirichlet(np.ones(61))
+            rows.append(" ".join(f"{w}:{v:.6g}" for w, v in zip(words, values[:-1])) + f" :{1 - sum(float(f'{v:.6g}') for v in values[:-1]):.10g}")
+        path.write_text("\n".join(rows) + "\n")
+        outs.append(path)
+    per_member = [score_files(path, tmp_path / "expected.tsv")[1] for path in outs]
+    weights = np.array([0.6, 0.3, 0.1])
+    blended = [mixed_line(lines, weights)[0] for lines in zip(*(path.read_text().splitlines() for path in outs))]
+    (tmp_path / "blend.tsv").write_text("\n".join(blended) + "\n")
+    _, got = score_files(tmp_path / "blend.tsv", tmp_path / "expected.tsv")
+    for number, value in enumerate(got):
+        mixture = sum(w * math.exp(member[number]) for w, member in zip(weights, per_member))
+        # Each listed value keeps six significant digits; p0 takes what their rounding leaves.
+        assert math.exp(value) == pytest.approx(mixture, rel=1e-4)

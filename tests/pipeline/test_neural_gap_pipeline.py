@@ -1,0 +1,123 @@
+"""Every family predicts gaps, end to end in the real snakemake: a model the pipeline trains and a
+user's saved causal model rescore the n-gram's candidates, a user's saved masked model predicts
+from both contexts, and the blend mixes them all with the n-grams and the baseline."""
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import demo_corpus, jobs_executed, jobs_started, read_table, run_pipeline
+from lmgap.gap.blend import FOLDS, mixed_line
+from tiny_models import save_causal_model, save_masked_model
+
+SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 30, "batch_size": 8}
+LMGAP = str(Path(sys.executable).parent / "lmgap")
+
+
+@pytest.fixture(scope="module")
+def gap_run(tmp_path_factory, kenlm_bin):
+    root = tmp_path_factory.mktemp("neural-gap")
+    corpus = demo_corpus(root / "corpus", train_sentences=3000, dev_sentences=150)
+    words = (corpus / "train/expected.tsv").read_text().split()
+    texts = [" ".join(words[k:k + 30]) for k in range(0, len(words), 30)]
+    save_causal_model(root / "causal", texts, positions=128)
+    save_masked_model(root / "masked", texts, vocab_size=500, positions=64)
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"neural_candidates": 20, "right_tokens": 4},
+        "neural": {
+            "small": {"train": SMALL},
+            "mine": {"path": str(root / "causal")},
+            "bert": {"path": str(root / "masked"), "kind": "masked"},
+        },
+    }
+    done = run_pipeline(root / "work", config)
+    return root, config, done
+
+
+def rows_by_model(work):
+    """dev-0's rows with both contexts (or none, the baseline's), by model."""
+    return {row["model"]: row for row in read_table(work, "gap.tsv") if row["split"] == "dev-0" and row["context"] != "left"}
+
+
+def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap_run):
+    root, _, done = gap_run
+    work = root / "work"
+    rows = rows_by_model(work)
+    assert [(row["model"], row["family"], row["context"]) for row in read_table(work, "gap.tsv")] == [
+        ("o3", "ngram", "both"), ("o3", "ngram", "left"), ("bert", "neural", "both"), ("mine", "neural", "both"),
+        ("small", "neural", "both"), ("blend", "blend", "both"), ("unigram", "baseline", "none"),
+    ]
+    assert rows["o3"]["order"] == "3" and rows["small"]["order"] == rows["blend"]["order"] == ""
+    # The causal models rescore the n-gram's 20 best words; the masked one lists from its vocabulary.
+    assert float(rows["small"]["candidates_per_gap"]) <= 20 and float(rows["mine"]["listed_per_gap"]) <= 20
+    assert float(rows["bert"]["listed_per_gap"]) == 100
+    assert float(rows["small"]["seconds"]) > 0 and rows["blend"]["seconds"] == ""
+    assert [row["model"] for row in read_table(work)] == ["o3", "mine", "small"]
+    ran = jobs_executed(done)
+    assert ran["gap_neural"] == 2 and ran["gap_masked"] == 1 and ran["gap_blend"] == 1
+    md = (work / "results/tables/gap.md").read_text()
+    assert "| dev-0 | blend | blend | both |" in md and "The blend on dev-0: weights `both/bert`" in md
+
+
+def test_each_neural_gap_job_stays_within_the_memory_it_reserved(gap_run):
+    root, _, done = gap_run
+    reserved = {
+        job["comment"]: int(job["mem_mb"]) for job in jobs_started(done) if job["rule"] in ("gap_neural", "gap_masked")
+    }
+    assert len(reserved) == 3
+    for rule, name in (("gap_neural", "small"), ("gap_neural", "mine"), ("gap_masked", "bert")):
+        with open(root / f"work/results/benchmarks/{rule}/{name}/dev-0.tsv") as handle:
+            peak = float(next(csv.DictReader(handle, delimiter="\t"))["max_rss"])
+        assert 0 < peak <= reserved[f"rule_{rule}_wildcards_{name}_dev-0"]
+
+
+@pytest.mark.parametrize("system", ["both/o3", "both/small", "both/mine", "both/bert", "both/blend", "unigram"])
+def test_lmgap_score_of_each_out_tsv_equals_its_row(gap_run, system):
+    root, _, _ = gap_run
+    work = root / "work"
+    printed = subprocess.run(
+        [LMGAP, "score", str(work / f"results/gap/{system}/dev-0/out.tsv"), str(root / "corpus/dev-0/expected.tsv")],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    scores = dict(line.split("\t") for line in printed.splitlines())
+    row = rows_by_model(work)[system.split("/")[-1]]
+    assert float(scores["PerplexityHashed"]) == float(row["perplexity_hashed"])
+    assert float(scores["LogLossHashed"]) == float(row["log_loss_hashed"])
+    assert float(scores["Accuracy"]) == float(row["top1_accuracy"])
+
+
+def test_the_blend_mixes_its_members_lines_with_weights_from_the_other_folds(gap_run):
+    root, _, _ = gap_run
+    gap = root / "work/results/gap"
+    record = json.loads((gap / "both/blend/dev-0/weights.json").read_text())
+    members = list(record["weights"])
+    assert sorted(members) == ["both/bert", "both/mine", "both/o3", "both/small", "unigram"]
+    losses = record["fit_log_loss_hashed"]
+    assert all(losses["blend"] <= losses[name] + 1e-12 for name in members)
+    member_lines = [(gap / f"{name}/dev-0/out.tsv").read_text().splitlines() for name in members]
+    blended = (gap / "both/blend/dev-0/out.tsv").read_text().splitlines()
+    assert len(blended) == 150
+    for number in (0, 1, 2, 3, 4, 77, 149):
+        weights = record["fold_weights"][number % FOLDS]
+        lines = [lines[number] for lines in member_lines]
+        assert blended[number] == mixed_line(lines, [weights[name] for name in members])[0]
+
+
+def test_fewer_rescored_candidates_rerun_the_rescoring_and_train_nothing(gap_run, tmp_path):
+    root, config, _ = gap_run
+    work = tmp_path / "work"
+    shutil.copytree(root / "work", work, symlinks=True)
+    done = run_pipeline(work, {**config, "gap": {"neural_candidates": 5, "right_tokens": 4}})
+    ran = jobs_executed(done)
+    assert ran["gap_neural"] == 2 and ran["gap_blend"] == 1 and ran["gap_table"] == 1
+    assert not {"train", "train_neural", "gap_logprobs", "gap_masked", "gap_candidates"} & set(ran)
+    rows = rows_by_model(work)
+    assert float(rows["small"]["candidates_per_gap"]) <= 5

@@ -1,0 +1,168 @@
+"""The blend: per gap, a linear mixture of every system's prediction.
+
+GEval hashes a line's words into buckets and spreads its rest mass over all of them, both
+linearly, so the mixture of several lines, `sum_m w_m P_m(word)` for every word any of them
+lists and `sum_m w_m p0_m` as the rest mass, puts `sum_m w_m B_m(b)` in every bucket b: the blend's
+hashed probability of a gap word is the same mixture of the members' hashed probabilities of it,
+which gap_evaluate's lines.tsv gives per line. The weights that maximise the mean log of that
+mixture are found by EM, which raises it at every step towards its maximum (the problem is
+concave); every one-hot weight vector is feasible, so the best of the fit and the one-hot vectors
+is kept, and the blend's log-loss on the gaps it is fit on is at most every member's.
+
+Where the weights are fit. Not on the held-out training gaps: they are held out of the candidate
+index only, and every n-gram has trained on their lines, so it knows their words (on the demo
+corpus, o3's PerplexityHashed is 88 on them and 334 on dev-0) and the fit would give the
+highest order all the weight. Instead the scored split is cross-fitted: its lines are dealt into
+FOLDS folds by line number, and each fold's lines are predicted with weights fit on the other
+folds' gaps, so no gap's own word ever weighs in its prediction. A split without gap words
+(test-A) takes the weights fit on all the gaps of the first scored split.
+"""
+
+import numpy as np
+
+from ..atomic import atomic_open, write_json
+from ..errors import LmgapError
+from .geval import REST, parse_line, read_lines
+from .lines import format_line, summary
+
+FOLDS = 5
+ITERATIONS = 10_000
+TOLERANCE = 1e-12
+# A member that gives a gap word's bucket no probability at all still leaves the mixture defined.
+FLOOR = 1e-300
+# EM drives a useless member's weight towards 0 without reaching it; below this its words are
+# not listed (their mass, under 1e-9, goes to p0, a bucket's least share being p0 / 1,024).
+NEGLIGIBLE = 1e-9
+
+
+def mean_log(probabilities, weights):
+    """Mean natural log of the mixture's probability of each gap word (probabilities: gaps x members)."""
+    return float(np.mean(np.log(np.maximum(probabilities @ weights, FLOOR))))
+
+
+def fit_weights(probabilities):
+    """Mixture weights maximising mean_log (probabilities: gaps x members, each member's
+    probability of each gap word's bucket): EM from equal weights, or the best one-hot vector if
+    that is better. Equal weights where there are no gaps to fit on (a split of fewer lines than
+    folds)."""
+    probabilities = np.maximum(np.asarray(probabilities, dtype=np.float64), FLOOR)
+    gaps, members = probabilities.shape
+    weights = np.full(members, 1.0 / members)
+    if gaps == 0:
+        return weights
+    best = mean_log(probabilities, weights)
+    for _ in range(ITERATIONS):
+        weights = (probabilities * weights / (probabilities @ weights)[:, None]).mean(axis=0)
+        weights /= weights.sum()
+        value = mean_log(probabilities, weights)
+        if value - best < TOLERANCE:
+            break
+        best = value
+    for member in range(members):
+        one_hot = np.eye(members)[member]
+        if mean_log(probabilities, one_hot) > mean_log(probabilities, weights):
+            weights = one_hot
+    return weights
+
+
+def listed_words(line):
+    """{word: probability} of a `word:p ... :p0` line as the systems write them (p0 left out)."""
+    words = {}
+    for word, value in parse_line(line):
+        if word is not REST:
+            words[word] = words.get(word, 0.0) + value
+    return words
+
+
+def mixed_line(lines, weights):
+    """One out.tsv line mixing the members' lines: every word any member with weight lists."""
+    mixture = {}
+    for line, weight in zip(lines, weights):
+        if weight < NEGLIGIBLE:
+            continue
+        for word, value in listed_words(line).items():
+            mixture[word] = mixture.get(word, 0.0) + weight * value
+    words = list(mixture)
+    return format_line(words, np.array([mixture[word] for word in words]), len(words), 1.0)
+
+
+def read_line_log_probabilities(path):
+    """The natural-log probability of each gap's word, from gap_evaluate's lines.tsv."""
+    with open(path) as handle:
+        next(handle)
+        return [float(line.split("\t")[1]) for line in handle]
+
+
+def member_probabilities(lines_paths):
+    """gaps x members: each member's hashed probability of each gap's word."""
+    columns = [read_line_log_probabilities(path) for path in lines_paths]
+    if len({len(column) for column in columns}) != 1:
+        raise LmgapError(f"the members' lines.tsv files differ in length: {dict(zip(lines_paths, map(len, columns)))}")
+    return np.exp(np.array(columns, dtype=np.float64).T)
+
+
+def fold_of(line_count):
+    """The fold (0 .. FOLDS - 1) of each line: line numbers dealt in turn."""
+    return np.arange(line_count) % FOLDS
+
+
+def cross_fitted_weights(probabilities):
+    """(weights per line, weights of each fold): each line's from the other folds' gaps."""
+    folds = fold_of(len(probabilities))
+    fitted = [fit_weights(probabilities[folds != fold]) for fold in range(FOLDS)]
+    return np.array([fitted[fold] for fold in folds]), fitted
+
+
+def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, stats_path):
+    """The blend of the members' out.tsv files on one split (members, fit_lines and outs in the
+    same order). fit_lines: the members' lines.tsv on the split itself (cross_fit) or on the split
+    whose gaps set the weights."""
+    probabilities = member_probabilities(fit_lines)
+    overall = fit_weights(probabilities)
+    contents = [read_lines(path) for path in outs]
+    if len({len(lines) for lines in contents}) != 1:
+        raise LmgapError(f"the members' out.tsv files differ in length: {dict(zip(outs, map(len, contents)))}")
+    if cross_fit:
+        if len(probabilities) != len(contents[0]):
+            raise LmgapError(f"{fit_lines[0]} and {outs[0]} differ in length; run the evaluation again")
+        per_line, by_fold = cross_fitted_weights(probabilities)
+    else:
+        per_line, by_fold = np.repeat(overall[None, :], len(contents[0]), axis=0), []
+    counts, p0s = [], []
+    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+        for lines, weights in zip(zip(*contents), per_line):
+            text, listed, p0 = mixed_line(lines, weights)
+            out.write(text + "\n")
+            counts.append(listed)
+            p0s.append(p0)
+    write_json(summary(counts, counts, p0s), stats_path)
+    one_hot = np.eye(len(members))
+    write_json(
+        {
+            "weights": dict(zip(members, overall.tolist())),
+            "fold_weights": [dict(zip(members, weights.tolist())) for weights in by_fold],
+            "method": (
+                f"EM on the members' hashed probabilities of the gap words, cross-fitted in {FOLDS} folds"
+                if cross_fit else "EM on the members' hashed probabilities of the first scored split's gap words"
+            ),
+            "fit_gaps": int(len(probabilities)),
+            "fit_log_loss_hashed": {
+                **{name: -mean_log(probabilities, one_hot[index]) for index, name in enumerate(members)},
+                "blend": -mean_log(probabilities, overall),
+            },
+        },
+        weights_path,
+    )
+    return overall
+
+
+def describe_weights(record):
+    """The blend's weights and log-losses on the gaps they were fit on, in one line for the notes."""
+    weights = ", ".join(f"`{name}` {weight:.3f}" for name, weight in record["weights"].items())
+    losses = record["fit_log_loss_hashed"]
+    best = min((loss, name) for name, loss in losses.items() if name != "blend")
+    folds = f" (each line's own from the other {FOLDS - 1} folds)" if record["fold_weights"] else ""
+    return (
+        f"weights {weights}, fit by EM on all {record['fit_gaps']:,} gaps{folds}; on them the blend's "
+        f"LogLossHashed is {losses['blend']:.4f} against {best[0]:.4f} for the best member (`{best[1]}`)"
+    )

@@ -1,0 +1,42 @@
+"""An out.tsv line as every system writes one, and the gaps it is written for: the pieces every
+family's predictions share, light enough for any job's environment (no pandas)."""
+
+import numpy as np
+
+from ..corpus.rebuild import read_contexts
+
+# Listed probabilities keep six significant digits; p0 is the exact remainder of those.
+DIGITS = ".6g"
+
+
+def read_gaps(split_dir):
+    """[(left, right)] of every line of a split's in.tsv.xz, cleaned like the rebuilt text."""
+    return [pair for block in read_contexts(split_dir) for pair in block]
+
+
+def format_line(words, probabilities, top_k, mass):
+    """One out.tsv line: the top_k words (ties by candidate order) and the rest as p0.
+
+    words: str; probabilities: the model's, normalised over the candidates; mass: their share.
+    Returns (line, listed count, p0).
+    """
+    chosen = np.argsort(-probabilities, kind="stable")[:top_k]
+    tokens, listed = [], 0.0
+    for index in chosen.tolist():
+        value = format(mass * float(probabilities[index]), DIGITS)
+        if float(value) > 0:
+            tokens.append(f"{words[index]}:{value}")
+            listed += float(value)
+    p0 = 1.0 - listed
+    tokens.append(f":{p0:.10g}")
+    return " ".join(tokens), len(tokens) - 1, p0
+
+
+def summary(counts, listed, p0s):
+    """What gap.tsv reads of a system's out.tsv: per gap, the words it weighed, listed and p0."""
+    return {
+        "gaps": len(counts),
+        "candidates_per_gap": float(np.mean(counts)) if counts else 0.0,
+        "listed_per_gap": float(np.mean(listed)) if listed else 0.0,
+        "p0_mean": float(np.mean(p0s)) if p0s else 0.0,
+    }

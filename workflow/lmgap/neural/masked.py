@@ -1,0 +1,127 @@
+"""A masked model's gap predictions (BERT, RoBERTa, ...: a user's saved model, never trained here).
+
+Each gap is read as one window, its left context, one mask token and its right context, at most
+max_length tokens in all (the nearer tokens of each side kept, the shorter side's room given to
+the other), so the model sees both contexts at once. At the mask the model gives a distribution
+over its vocabulary; of it, the whole-word tokens (those a word preceded by a space is tokenized
+to, alone: BERT's `word`, not its `##piece`; RoBERTa's `Ġword`) give the listed words, each with
+its own probability. A word the tokenizer splits into several pieces cannot be named by one mask:
+its probability, with that of every piece that does not begin a word, is left to the rest mass
+p0, which GEval spreads over every bucket. A masked model defines no perplexity: it has a gap row
+and no perplexity row.
+"""
+
+import time
+
+import numpy as np
+
+from ..atomic import atomic_open, write_json
+from ..errors import LmgapError
+from ..gap.lines import format_line, read_gaps, summary
+
+
+def load_masked(folder):
+    """(masked LM in evaluation mode, fast tokenizer) from a folder, offline."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from .model import device
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model = AutoModelForMaskedLM.from_pretrained(folder, local_files_only=True)
+    except (OSError, ValueError) as err:
+        raise LmgapError(
+            f"cannot load a masked language model and its tokenizer from {folder}: {err}; give the "
+            "folder a masked LM (BERT, RoBERTa, ...) was saved to with save_pretrained"
+        ) from None
+    if tokenizer.mask_token_id is None:
+        raise LmgapError(f"{folder}: the tokenizer has no mask token; is this a masked language model?")
+    model.eval()
+    return model.to(device()), tokenizer
+
+
+def whole_words(tokenizer):
+    """(token ids, words): the vocabulary's tokens that stand for a whole word, each with it."""
+    special = set(tokenizer.all_special_ids)
+    ids = [token for token in range(len(tokenizer)) if token not in special]
+    decoded = tokenizer.batch_decode([[token] for token in ids])
+    pairs = [(token, text.strip()) for token, text in zip(ids, decoded)]
+    pairs = [(token, word) for token, word in pairs if len(word.split()) == 1]
+    encoded = tokenizer([" " + word for _, word in pairs], add_special_tokens=False)["input_ids"]
+    kept = [(token, word) for (token, word), again in zip(pairs, encoded) if again == [token]]
+    return np.array([token for token, _ in kept], dtype=np.int64), [word for _, word in kept]
+
+
+def special_tokens_around(tokenizer):
+    """(ids before, ids after) a text, as the tokenizer frames one ([CLS] .. [SEP], <s> .. </s>)."""
+    body = tokenizer("a", add_special_tokens=False)["input_ids"]
+    framed = tokenizer("a")["input_ids"]
+    for start in range(len(framed) - len(body) + 1):
+        if framed[start:start + len(body)] == body:
+            return framed[:start], framed[start + len(body):]
+    raise LmgapError("the masked model's tokenizer does not keep a text's tokens between its special tokens")
+
+
+class MaskedPredictor:
+    """Each gap's distribution over whole words from one masked model."""
+
+    def __init__(self, model, tokenizer, max_length, batch_size):
+        self.model, self.tokenizer = model, tokenizer
+        self.max_length, self.batch_size = max_length, batch_size
+        self.token_ids, self.words = whole_words(tokenizer)
+        if not self.words:
+            raise LmgapError("the masked model's tokenizer has no token that stands for a whole word")
+        self.prefix, self.suffix = special_tokens_around(tokenizer)
+        # Room for the mask and the special tokens the tokenizer puts around a text.
+        self.room = max_length - 1 - len(self.prefix) - len(self.suffix)
+
+    def window(self, left, right):
+        """Token ids of `left [MASK] right`, each side cut to fit max_length."""
+        encode = self.tokenizer
+        left_ids = encode(left, add_special_tokens=False)["input_ids"] if left else []
+        right_ids = encode(" " + right, add_special_tokens=False)["input_ids"] if right else []
+        half = self.room // 2
+        keep_left = min(len(left_ids), max(half, self.room - len(right_ids)))
+        keep_right = min(len(right_ids), self.room - keep_left)
+        middle = [*left_ids[len(left_ids) - keep_left:], self.tokenizer.mask_token_id, *right_ids[:keep_right]]
+        return [*self.prefix, *middle, *self.suffix]
+
+    def probabilities(self, windows):
+        """Each window's probabilities of the whole-word tokens at its mask."""
+        import torch
+
+        width = max(len(ids) for ids in windows)
+        pad = self.tokenizer.pad_token_id or 0
+        ids = torch.full((len(windows), width), pad, dtype=torch.long)
+        attention = torch.zeros((len(windows), width), dtype=torch.long)
+        for row, window in enumerate(windows):
+            ids[row, :len(window)] = torch.tensor(window)
+            attention[row, :len(window)] = 1
+        mask = [window.index(self.tokenizer.mask_token_id) for window in windows]
+        device = self.model.device
+        with torch.inference_mode():
+            logits = self.model(input_ids=ids.to(device), attention_mask=attention.to(device)).logits
+            at_mask = logits[torch.arange(len(windows)), torch.tensor(mask)].double()
+            probabilities = torch.softmax(at_mask, dim=-1)[:, torch.from_numpy(self.token_ids).to(device)]
+        return probabilities.cpu().numpy()
+
+
+def write_masked(predictor, split_dir, top_k, out_path, stats_path, log):
+    """out.tsv of a masked model on a split: the top_k whole words at each gap's mask."""
+    started = time.monotonic()
+    gaps = read_gaps(split_dir)
+    counts, listed_counts, p0s = [], [], []
+    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+        for at in range(0, len(gaps), predictor.batch_size):
+            batch = gaps[at:at + predictor.batch_size]
+            windows = [predictor.window(left.decode("utf-8", "replace"), right.decode("utf-8", "replace"))
+                       for left, right in batch]
+            for probabilities in predictor.probabilities(windows):
+                text, listed, p0 = format_line(predictor.words, probabilities, top_k, 1.0)
+                out.write(text + "\n")
+                counts.append(len(predictor.words))
+                listed_counts.append(listed)
+                p0s.append(p0)
+    write_json(summary(counts, listed_counts, p0s), stats_path)
+    log.write(f"predicted {len(gaps):,} gaps from {len(predictor.words):,} whole-word tokens in "
+              f"{time.monotonic() - started:.1f} s\n")

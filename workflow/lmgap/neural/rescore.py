@@ -1,0 +1,129 @@
+"""A causal model's gap predictions: it rescores the n-gram's most probable words for each gap.
+
+For a gap with left context L and right context R, each candidate w gets
+log P(w r_1 .. r_k | L), r_1 .. r_k the first `right_tokens` subword tokens of R (the
+end-of-text token ends a shorter R, as `</s>` ends the n-gram's). The left context is run once
+per gap; its key/value cache is copied to every batch of candidates, which then cost only their
+own few tokens. The candidates' probabilities are those scores normalised over them; together
+they keep the mass the n-gram's prediction gave the same words, which held-out training gaps set
+(lmgap.gap.coverage), so the rest mass p0 is set exactly as the n-gram's.
+
+Each piece is tokenized alone, a word after a space as `" word"`: for byte-level BPE (GPT-2's,
+and the pipeline's own) that is how the whole line `L w R` is tokenized, as the tests check.
+"""
+
+import copy
+import math
+import time
+
+import numpy as np
+
+from ..atomic import atomic_open, write_json
+from ..gap.geval import parse_line, read_lines
+from ..gap.lines import format_line, read_gaps, summary
+from .settings import BATCH_LOGITS_BYTES
+
+
+def base_candidates(line, count):
+    """The `count` most probable words of an out.tsv line and the mass they carry there."""
+    specs = parse_line(line)
+    listed = sorted(
+        ((value, position, word) for position, (word, value) in enumerate(specs) if word is not None),
+        key=lambda item: (-item[0], item[1]),
+    )[:count]
+    return [word for _, _, word in listed], math.fsum(value for value, _, _ in listed)
+
+
+class Rescorer:
+    """log P(candidate + right tokens | left) under one causal model, a gap at a time."""
+
+    def __init__(self, model, tokenizer, max_length, right_tokens):
+        self.model, self.tokenizer = model, tokenizer
+        self.max_length, self.right_tokens = max_length, right_tokens
+        start = tokenizer.bos_token_id
+        self.start = tokenizer.eos_token_id if start is None else start
+        vocab = model.config.vocab_size
+        # The batch's logits are its largest tensor (8 bytes per entry once in double).
+        self.batch_positions = max(1, BATCH_LOGITS_BYTES // (8 * vocab))
+
+    def encode(self, text):
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"] if text else []
+
+    def pieces(self, left, words, right):
+        """(left ids from the line's start token, each word's ids, the right tokens)."""
+        space = " " if left else ""
+        following = self.encode(" " + right if right else "")[: self.right_tokens]
+        if len(following) < self.right_tokens:
+            following.append(self.tokenizer.eos_token_id)
+        return [self.start, *self.encode(left)], [self.encode(space + word) for word in words], following
+
+    def score(self, left, words, right):
+        """Natural-log P(word + right tokens | left) of each word (strings; contexts as text)."""
+        import torch
+
+        left_ids, word_ids, following = self.pieces(left, words, right)
+        continuations = [ids + following for ids in word_ids]
+        longest = max(len(ids) for ids in continuations)
+        # The left context keeps its nearest tokens: the model reads at most max_length at once.
+        left_ids = left_ids[-max(1, self.max_length - longest):]
+        device = self.model.device
+        with torch.inference_mode():
+            out = self.model(input_ids=torch.tensor([left_ids], device=device), use_cache=True)
+            first = torch.log_softmax(out.logits[0, -1].double(), dim=-1)
+            scores = np.empty(len(continuations))
+            rows = max(1, self.batch_positions // longest)
+            for at in range(0, len(continuations), rows):
+                batch = continuations[at:at + rows]
+                scores[at:at + len(batch)] = self._batch(out.past_key_values, first, batch)
+        return scores
+
+    def _batch(self, cache, first, batch):
+        """Scores of continuations read after a left context's cache (right-padded: a causal
+        model's real positions never read the padding after them)."""
+        import torch
+
+        width = max(len(ids) for ids in batch)
+        ids = torch.zeros((len(batch), width), dtype=torch.long)
+        real = torch.zeros((len(batch), width), dtype=torch.bool)
+        for row, continuation in enumerate(batch):
+            ids[row, :len(continuation)] = torch.tensor(continuation)
+            real[row, :len(continuation)] = True
+        ids, real = ids.to(first.device), real.to(first.device)
+        total = first[ids[:, 0]]
+        if width > 1:
+            copied = copy.deepcopy(cache)
+            copied.batch_repeat_interleave(len(batch))
+            logits = self.model(input_ids=ids, past_key_values=copied, use_cache=True).logits.double()
+            logprobs = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+            total = total + (logprobs * real[:, 1:]).sum(dim=1)
+        return total.cpu().numpy()
+
+
+def normalised_scores(scores):
+    """Probabilities proportional to exp(score), summing to one."""
+    weights = np.exp(scores - scores.max())
+    return weights / weights.sum()
+
+
+def write_rescored(rescorer, split_dir, base_out, candidates, top_k, out_path, stats_path, log):
+    """out.tsv of a causal model on a split: the base prediction's `candidates` most probable
+    words of each gap rescored, with the mass the base gave them."""
+    started = time.monotonic()
+    gaps, base = read_gaps(split_dir), read_lines(base_out)
+    counts, listed_counts, p0s = [], [], []
+    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+        for (left, right), line in zip(gaps, base, strict=True):
+            words, mass = base_candidates(line, candidates)
+            if words:
+                scores = rescorer.score(
+                    left.decode("utf-8", "replace"), words, right.decode("utf-8", "replace")
+                )
+                text, listed, p0 = format_line(words, normalised_scores(scores), top_k, mass)
+            else:
+                text, listed, p0 = ":1", 0, 1.0
+            out.write(text + "\n")
+            counts.append(len(words))
+            listed_counts.append(listed)
+            p0s.append(p0)
+    write_json(summary(counts, listed_counts, p0s), stats_path)
+    log.write(f"rescored {sum(counts):,} candidates of {len(counts):,} gaps in {time.monotonic() - started:.1f} s\n")

@@ -1,0 +1,22 @@
+"""Entry point of rule gap_blend."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.gap.blend import write_blend
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: write_blend(
+        snakemake.params.members,
+        list(snakemake.input.fit),
+        list(snakemake.input.outs),
+        snakemake.params.cross_fit,
+        snakemake.output.out,
+        snakemake.output.weights,
+        snakemake.output.stats,
+    ),
+)

@@ -1,0 +1,22 @@
+"""Entry point of rule gap_masked: a masked model predicts each gap from both contexts."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.neural.masked import MaskedPredictor, load_masked, write_masked
+from lmgap.scriptio import run, split_dir
+
+
+def main(log):
+    import torch
+
+    torch.set_num_threads(snakemake.threads)
+    model, tokenizer = load_masked(snakemake.params.folder)
+    predictor = MaskedPredictor(model, tokenizer, snakemake.params.max_length, snakemake.params.batch_size)
+    write_masked(predictor, split_dir(snakemake), snakemake.params.top_k, snakemake.output.out,
+                 snakemake.output.stats, log)
+
+
+run(snakemake, main)

@@ -1,0 +1,25 @@
+"""Entry point of rule gap_neural: a causal model rescores the n-gram's best words of each gap."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.neural.model import load
+from lmgap.neural.rescore import Rescorer, write_rescored
+from lmgap.scriptio import run, split_dir
+
+
+def main(log):
+    import torch
+
+    torch.set_num_threads(snakemake.threads)
+    model, tokenizer = load(snakemake.params.folder)
+    rescorer = Rescorer(model, tokenizer, snakemake.params.max_length, snakemake.params.right_tokens)
+    write_rescored(
+        rescorer, split_dir(snakemake), snakemake.input.base, snakemake.params.candidates,
+        snakemake.params.top_k, snakemake.output.out, snakemake.output.stats, log,
+    )
+
+
+run(snakemake, main)
