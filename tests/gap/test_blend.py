@@ -118,7 +118,7 @@ def test_a_split_without_gap_words_takes_the_weights_fit_on_all_the_scored_gaps(
     record = json.loads((tmp_path / "w.json").read_text())
     assert record["fold_weights"] == [] and record["fit_gaps"] == 30
     assert record["fit_log_loss_hashed"]["blend"] <= min(record["fit_log_loss_hashed"].values()) + 1e-12
-    assert "fit by EM on all 30 gaps; on them" in blend.describe_weights(record)
+    assert "fit by EM on all 30 gaps; on them, in-sample," in blend.describe_weights(record)
 
 
 def test_the_blend_of_real_lines_scores_as_geval_scores_the_mixture(tmp_path):

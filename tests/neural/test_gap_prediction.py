@@ -96,7 +96,7 @@ def test_the_rescored_words_keep_the_mass_the_n_gram_gave_them(causal, tmp_path)
             handle.write(f"{left}\t{right}\n")
     base = tmp_path / "base.tsv"
     base.write_text("".join(
-        " ".join(f"{w}:{0.5 / (k + 1):.6g}" for k, w in enumerate(words)) + f" :{1 - sum(0.5 / (k + 1) for k in range(len(words))):.10g}\n"
+        " ".join(f"{w}:{0.2 / (k + 1):.6g}" for k, w in enumerate(words)) + f" :{1 - sum(0.2 / (k + 1) for k in range(len(words))):.10g}\n"
         for _, words, _ in GAPS
     ))
     out, stats = tmp_path / "out.tsv", tmp_path / "stats.json"
@@ -148,14 +148,14 @@ def test_a_long_gap_window_keeps_the_mask_and_the_nearest_tokens(masked):
     model, tokenizer = masked
     predictor = MaskedPredictor(model, tokenizer, 24, batch_size=2)
     left, right = " ".join(TEXT[:3]), " ".join(TEXT[3:6])
-    window = predictor.window(left, right)
+    window, at = predictor.window(left, right)
     assert len(window) == 24 and window.count(tokenizer.mask_token_id) == 1
-    at = window.index(tokenizer.mask_token_id)
+    assert window[at] == tokenizer.mask_token_id
     left_ids = tokenizer(left, add_special_tokens=False)["input_ids"]
     right_ids = tokenizer(right, add_special_tokens=False)["input_ids"]
     assert window[1:at] == left_ids[-(at - 1):] and window[at + 1:-1] == right_ids[:len(window) - at - 2]
     # A short right context gives its room to the left.
-    window = predictor.window(left, "corn")
+    window, _ = predictor.window(left, "corn")
     assert len(window) == 24 and window[-3:-1] == [tokenizer.mask_token_id, *tokenizer("corn", add_special_tokens=False)["input_ids"]]
 
 
@@ -178,3 +178,22 @@ def test_a_masked_out_tsv_lists_top_k_words_and_leaves_the_rest_to_p0(masked, tm
         assert [word for word, _ in specs[:5]] == [word for _, word in best]
         assert specs[-1][1] == pytest.approx(1 - sum(value for _, value in specs[:5]), abs=1e-9)
         assert specs[-1][1] > 1 - math.fsum(-p for p, _ in best) - 1e-5
+
+
+def test_a_context_holding_the_mask_token_keeps_the_gap_at_its_own_mask(masked):
+    model, tokenizer = masked
+    predictor = MaskedPredictor(model, tokenizer, 64, batch_size=2)
+    window, at = predictor.window(f"the old {tokenizer.mask_token} stood by the", "and the farmers")
+    assert window.count(tokenizer.mask_token_id) == 2 and window[at] == tokenizer.mask_token_id
+    assert window.index(tokenizer.mask_token_id) < at
+
+
+def test_a_roberta_style_model_reads_two_positions_fewer_than_it_embeds(tmp_path):
+    from lmgap.neural.settings import saved_config
+
+    (tmp_path / "config.json").write_text(
+        '{"model_type": "roberta", "max_position_embeddings": 514, "pad_token_id": 1, "vocab_size": 50265}'
+    )
+    assert saved_config(tmp_path) == (512, 50265)
+    (tmp_path / "config.json").write_text('{"model_type": "bert", "max_position_embeddings": 512, "vocab_size": 30522}')
+    assert saved_config(tmp_path) == (512, 30522)

@@ -4,6 +4,7 @@ from both contexts, and the blend mixes them all with the n-grams and the baseli
 
 import csv
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -15,14 +16,14 @@ from conftest import demo_corpus, jobs_executed, jobs_started, read_table, run_p
 from lmgap.gap.blend import FOLDS, mixed_line
 from tiny_models import save_causal_model, save_masked_model
 
-SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 30, "batch_size": 8}
+SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 20, "batch_size": 8}
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 
 
 @pytest.fixture(scope="module")
 def gap_run(tmp_path_factory, kenlm_bin):
     root = tmp_path_factory.mktemp("neural-gap")
-    corpus = demo_corpus(root / "corpus", train_sentences=3000, dev_sentences=150)
+    corpus = demo_corpus(root / "corpus", train_sentences=1500, dev_sentences=100)
     words = (corpus / "train/expected.tsv").read_text().split()
     texts = [" ".join(words[k:k + 30]) for k in range(0, len(words), 30)]
     save_causal_model(root / "causal", texts, positions=128)
@@ -52,8 +53,8 @@ def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap
     work = root / "work"
     rows = rows_by_model(work)
     assert [(row["model"], row["family"], row["context"]) for row in read_table(work, "gap.tsv")] == [
-        ("o3", "ngram", "both"), ("o3", "ngram", "left"), ("bert", "neural", "both"), ("mine", "neural", "both"),
-        ("small", "neural", "both"), ("blend", "blend", "both"), ("unigram", "baseline", "none"),
+        ("unigram", "baseline", "none"), ("o3", "ngram", "both"), ("o3", "ngram", "left"), ("bert", "neural", "both"),
+        ("mine", "neural", "both"), ("small", "neural", "both"), ("blend", "blend", "both"),
     ]
     assert rows["o3"]["order"] == "3" and rows["small"]["order"] == rows["blend"]["order"] == ""
     # The causal models rescore the n-gram's 20 best words; the masked one lists from its vocabulary.
@@ -98,17 +99,24 @@ def test_the_blend_mixes_its_members_lines_with_weights_from_the_other_folds(gap
     root, _, _ = gap_run
     gap = root / "work/results/gap"
     record = json.loads((gap / "both/blend/dev-0/weights.json").read_text())
-    members = list(record["weights"])
-    assert sorted(members) == ["both/bert", "both/mine", "both/o3", "both/small", "unigram"]
-    losses = record["fit_log_loss_hashed"]
-    assert all(losses["blend"] <= losses[name] + 1e-12 for name in members)
+    members = record["members"]
+    assert members == ["both/o3", "both/bert", "both/mine", "both/small", "unigram"]
     member_lines = [(gap / f"{name}/dev-0/out.tsv").read_text().splitlines() for name in members]
     blended = (gap / "both/blend/dev-0/out.tsv").read_text().splitlines()
-    assert len(blended) == 150
-    for number in (0, 1, 2, 3, 4, 77, 149):
+    assert len(blended) == 100
+    for number in (0, 1, 2, 3, 4, 77, 99):
         weights = record["fold_weights"][number % FOLDS]
         lines = [lines[number] for lines in member_lines]
         assert blended[number] == mixed_line(lines, [weights[name] for name in members])[0]
+    # The row's log-loss is the mixture's, line by line, of the members' scores GEval gave each line.
+    scores = [[float(line.split("\t")[1]) for line in (gap / f"metrics/{name}/dev-0.lines.tsv").read_text().splitlines()[1:]]
+              for name in members]
+    mixture = [
+        math.log(sum(record["fold_weights"][n % FOLDS][name] * math.exp(scores[m][n]) for m, name in enumerate(members)))
+        for n in range(100)
+    ]
+    row = rows_by_model(root / "work")["blend"]
+    assert float(row["log_loss_hashed"]) == pytest.approx(-sum(mixture) / 100, abs=1e-4)
 
 
 def test_fewer_rescored_candidates_rerun_the_rescoring_and_train_nothing(gap_run, tmp_path):

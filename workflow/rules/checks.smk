@@ -8,7 +8,13 @@ import signal
 from snakemake.logging import logger
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
-from lmgap.corpus.fetch import check_commit_source, check_files, uncompressed_mb
+from lmgap.corpus.fetch import (
+    check_commit_source,
+    check_files,
+    check_scorable,
+    read_gap_words,
+    uncompressed_mb,
+)
 from lmgap.preflight import (
     check_neural_stack,
     check_records_writable,
@@ -79,6 +85,12 @@ def config_warnings():
             "(train_split): its perplexities say how well they fit their own text, not how they "
             "generalise"
         )
+    if NEURAL_CAUSAL and GAP["enabled"] and not GAP_MODELS:
+        yield (
+            f"the causal neural models {', '.join(NEURAL_CAUSAL)} rescore the gap candidates of an "
+            "n-gram trained on the whole training split, and train_fraction has no 1.0 "
+            f"{in_origin('train_fraction')}: they predict no gaps; add 1.0 to train_fraction"
+        )
     if NEURAL_MASKED and not GAP["enabled"]:
         yield (
             f"the masked models {', '.join(NEURAL_MASKED)} only predict gaps, and gap.enabled is "
@@ -99,6 +111,12 @@ def check_local_corpus():
         text_mb = uncompressed_mb(train_in)
         if text_mb is not None:
             check_gap_index_fits(text_mb)
+        # Here as well as in the fingerprint jobs: a train job could start beside those.
+        for split in config["eval_splits"]:
+            name = f"{split}/expected.tsv"
+            _, not_utf8 = read_gap_words(corpus_root() / name, name)
+            record = {"root": str(corpus_root()), "source": config["corpus"]["source"]}
+            check_scorable({**record, "not_utf8": {name: not_utf8}}, split)
 
 
 WARNED = set()

@@ -167,7 +167,8 @@ rule gap_neural:
         "../../envs/neural.yaml"
     threads: CPUS
     resources:
-        mem_mb=lambda wildcards, input: loading_mem_mb(input, 1500),
+        # The model, and a batch's logits and cache copies (each held under 512 MB).
+        mem_mb=lambda wildcards, input: loading_mem_mb(input, 2000),
         cpus=CPUS,
         cpus_per_task=CPUS,
         runtime=gap_neural_runtime,
@@ -259,10 +260,18 @@ rule gap_table:
         coverage=expand(
             rules.gap_candidates.output.coverage, split=config["eval_splits"]
         ),
-        weights=expand(rules.gap_blend.output.weights, split=config["eval_splits"]),
+        weights=(
+            expand(rules.gap_blend.output.weights, split=config["eval_splits"])
+            if blend_wanted()
+            else []
+        ),
         submissions=expand(
             "results/gap/both/{name}/{split}/out.tsv",
-            name=[*GAP_MODELS, *gap_neural_models(), "blend"],
+            name=[
+                *GAP_MODELS,
+                *gap_neural_models(),
+                *(["blend"] if blend_wanted() else []),
+            ],
             split=GAP_SPLITS,
         ),
         fingerprint=all_fingerprints,

@@ -1,7 +1,7 @@
 # The gap task's systems, their files, and the memory and time its jobs ask for (rules in
 # gap.smk).
+import json
 import math
-import os
 
 from lmgap.gap.candidates import index_memory_mb
 from lmgap.neural.files import weights_bytes
@@ -72,6 +72,11 @@ def blend_members():
     ]
 
 
+def blend_wanted():
+    """A blend needs two members at least (the baseline and one model)."""
+    return len(blend_members()) >= 2
+
+
 def blend_fit_lines(wildcards):
     """Each member's per-line scores on the split whose gap words fit the blend's weights: the
     split's own (cross-fitted), or the first scored split's for test-A."""
@@ -87,7 +92,7 @@ def gap_systems():
     return [
         *(f"{context}/{model}" for model in GAP_MODELS for context in ("both", "left")),
         *(f"both/{name}" for name in gap_neural_models()),
-        "both/blend",
+        *(["both/blend"] if blend_wanted() else []),
         "unigram",
     ]
 
@@ -153,19 +158,19 @@ def exactly(names):
 
 
 def gap_neural_runtime(wildcards, input):
-    """Minutes, for a cluster's time limit. Measured (BENCHMARKS.md): 7.6 minutes on 2 cores for
-    the default small model (3.7 MB of weights) rescoring 50 words of each of 10,614 gaps, whose
-    base out.tsv is 18 MB; the cost grows with the gaps, the words rescored and the model's size.
-    A minute per MB of out.tsv at that size (2.4 times the measured), and 30 minutes more. A masked model reads a window per gap: it is
-    counted as rescoring 50 words, its gaps by their in.tsv.xz (about a quarter of an out.tsv).
-    """
+    """Minutes, for a cluster's time limit. Measured (BENCHMARKS.md): 43 ms a gap on 2 cores for
+    the default small model (3.7 MB of weights) rescoring 50 words with 8 right tokens; the cost
+    grows with the gaps, the words rescored and the model's size (a masked model is counted as
+    rescoring 50). Three times that, and 30 minutes more; a GPU takes far less."""
     if "base" in input.keys():
-        gaps_mb = os.path.getsize(input.base) / 2**20
+        with open(input.base, "rb") as handle:
+            gaps = sum(1 for _ in handle)
         candidates = GAP["neural_candidates"]
     else:
-        gaps_mb = (
-            4 * os.path.getsize(corpus_root() / wildcards.split / "in.tsv.xz") / 2**20
-        )
+        with open(rules.corpus_manifest.output.manifest) as handle:
+            files = json.load(handle)["files"]
+        gaps = files[f"{wildcards.split}/in.tsv.xz"]["lines"]
         candidates = 50
     model_mb = max(4, weights_bytes(neural_model_dir(wildcards.neural)) / 2**20)
-    return 30 + math.ceil(gaps_mb * candidates / 50 * model_mb / 4)
+    seconds = 3 * 0.043 * gaps * candidates / 50 * model_mb / 4
+    return 30 + math.ceil(seconds / 60)

@@ -14,7 +14,9 @@ def main(log):
 
     torch.set_num_threads(snakemake.threads)
     model, tokenizer = load_masked(snakemake.params.folder)
-    predictor = MaskedPredictor(model, tokenizer, snakemake.params.max_length, snakemake.params.batch_size)
+    predictor = MaskedPredictor(
+        model, tokenizer, snakemake.params.max_length, snakemake.params.batch_size, snakemake.params.folder
+    )
     write_masked(predictor, split_dir(snakemake), snakemake.params.top_k, snakemake.output.out,
                  snakemake.output.stats, log)
 

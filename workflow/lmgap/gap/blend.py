@@ -11,7 +11,7 @@ is kept, and the blend's log-loss on the gaps it is fit on is at most every memb
 
 Where the weights are fit. Not on the held-out training gaps: they are held out of the candidate
 index only, and every n-gram has trained on their lines, so it knows their words (on the demo
-corpus, o3's PerplexityHashed is 88 on them and 334 on dev-0) and the fit would give the
+corpus of 3,000 lines, o3's PerplexityHashed was 88 on them and 334 on dev-0) and the fit would give the
 highest order all the weight. Instead the scored split is cross-fitted: its lines are dealt into
 FOLDS folds by line number, and each fold's lines are predicted with weights fit on the other
 folds' gaps, so no gap's own word ever weighs in its prediction. A split without gap words
@@ -43,8 +43,8 @@ def mean_log(probabilities, weights):
 def fit_weights(probabilities):
     """Mixture weights maximising mean_log (probabilities: gaps x members, each member's
     probability of each gap word's bucket): EM from equal weights, or the best one-hot vector if
-    that is better. Equal weights where there are no gaps to fit on (a split of fewer lines than
-    folds)."""
+    that is better. Equal weights where there are no gaps to fit on (a fold's others when the
+    split has one line)."""
     probabilities = np.maximum(np.asarray(probabilities, dtype=np.float64), FLOOR)
     gaps, members = probabilities.shape
     weights = np.full(members, 1.0 / members)
@@ -97,7 +97,10 @@ def member_probabilities(lines_paths):
     """gaps x members: each member's hashed probability of each gap's word."""
     columns = [read_line_log_probabilities(path) for path in lines_paths]
     if len({len(column) for column in columns}) != 1:
-        raise LmgapError(f"the members' lines.tsv files differ in length: {dict(zip(lines_paths, map(len, columns)))}")
+        raise LmgapError(
+            f"the members' lines.tsv files differ in length ({dict(zip(lines_paths, map(len, columns)))}); "
+            "delete them and rerun, so that every member is scored on the split as it is now"
+        )
     return np.exp(np.array(columns, dtype=np.float64).T)
 
 
@@ -124,7 +127,7 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
         raise LmgapError(f"the members' out.tsv files differ in length: {dict(zip(outs, map(len, contents)))}")
     if cross_fit:
         if len(probabilities) != len(contents[0]):
-            raise LmgapError(f"{fit_lines[0]} and {outs[0]} differ in length; run the evaluation again")
+            raise LmgapError(f"{fit_lines[0]} and {outs[0]} differ in length; delete the first and rerun")
         per_line, by_fold = cross_fitted_weights(probabilities)
     else:
         per_line, by_fold = np.repeat(overall[None, :], len(contents[0]), axis=0), []
@@ -139,6 +142,7 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
     one_hot = np.eye(len(members))
     write_json(
         {
+            "members": list(members),
             "weights": dict(zip(members, overall.tolist())),
             "fold_weights": [dict(zip(members, weights.tolist())) for weights in by_fold],
             "method": (
@@ -157,12 +161,14 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
 
 
 def describe_weights(record):
-    """The blend's weights and log-losses on the gaps they were fit on, in one line for the notes."""
+    """The blend's weights and their in-sample log-losses (on the gaps they were fit on), in one
+    line for the notes."""
     weights = ", ".join(f"`{name}` {weight:.3f}" for name, weight in record["weights"].items())
     losses = record["fit_log_loss_hashed"]
     best = min((loss, name) for name, loss in losses.items() if name != "blend")
     folds = f" (each line's own from the other {FOLDS - 1} folds)" if record["fold_weights"] else ""
     return (
-        f"weights {weights}, fit by EM on all {record['fit_gaps']:,} gaps{folds}; on them the blend's "
-        f"LogLossHashed is {losses['blend']:.4f} against {best[0]:.4f} for the best member (`{best[1]}`)"
+        f"weights {weights}, fit by EM on all {record['fit_gaps']:,} gaps{folds}; on them, in-sample, "
+        f"the blend's LogLossHashed is {losses['blend']:.4f} against {best[0]:.4f} for the best member "
+        f"(`{best[1]}`)"
     )

@@ -35,7 +35,10 @@ def load_masked(folder):
             "folder a masked LM (BERT, RoBERTa, ...) was saved to with save_pretrained"
         ) from None
     if tokenizer.mask_token_id is None:
-        raise LmgapError(f"{folder}: the tokenizer has no mask token; is this a masked language model?")
+        raise LmgapError(
+            f"{folder}: the tokenizer has no mask token, so it is not a masked language model's; for a "
+            "causal model, drop `kind: masked` from its entry in config.yaml"
+        )
     model.eval()
     return model.to(device()), tokenizer
 
@@ -52,31 +55,38 @@ def whole_words(tokenizer):
     return np.array([token for token, _ in kept], dtype=np.int64), [word for _, word in kept]
 
 
-def special_tokens_around(tokenizer):
+def special_tokens_around(tokenizer, folder):
     """(ids before, ids after) a text, as the tokenizer frames one ([CLS] .. [SEP], <s> .. </s>)."""
     body = tokenizer("a", add_special_tokens=False)["input_ids"]
     framed = tokenizer("a")["input_ids"]
     for start in range(len(framed) - len(body) + 1):
         if framed[start:start + len(body)] == body:
             return framed[:start], framed[start + len(body):]
-    raise LmgapError("the masked model's tokenizer does not keep a text's tokens between its special tokens")
+    raise LmgapError(
+        f"{folder}: the tokenizer does not keep a text's tokens together between its special tokens, "
+        "so the mask's window cannot be built; give a masked LM's own tokenizer"
+    )
 
 
 class MaskedPredictor:
     """Each gap's distribution over whole words from one masked model."""
 
-    def __init__(self, model, tokenizer, max_length, batch_size):
+    def __init__(self, model, tokenizer, max_length, batch_size, folder="the model's folder"):
         self.model, self.tokenizer = model, tokenizer
         self.max_length, self.batch_size = max_length, batch_size
         self.token_ids, self.words = whole_words(tokenizer)
         if not self.words:
-            raise LmgapError("the masked model's tokenizer has no token that stands for a whole word")
-        self.prefix, self.suffix = special_tokens_around(tokenizer)
+            raise LmgapError(
+                f"{folder}: the tokenizer has no token that stands for a whole word (one a word after "
+                "a space is tokenized to, alone); is it a masked LM's tokenizer?"
+            )
+        self.prefix, self.suffix = special_tokens_around(tokenizer, folder)
         # Room for the mask and the special tokens the tokenizer puts around a text.
         self.room = max_length - 1 - len(self.prefix) - len(self.suffix)
 
     def window(self, left, right):
-        """Token ids of `left [MASK] right`, each side cut to fit max_length."""
+        """(token ids of `left [MASK] right`, each side cut to fit max_length; the mask's position:
+        a context may hold the mask's own text, which the tokenizer reads as the mask too)."""
         encode = self.tokenizer
         left_ids = encode(left, add_special_tokens=False)["input_ids"] if left else []
         right_ids = encode(" " + right, add_special_tokens=False)["input_ids"] if right else []
@@ -84,12 +94,14 @@ class MaskedPredictor:
         keep_left = min(len(left_ids), max(half, self.room - len(right_ids)))
         keep_right = min(len(right_ids), self.room - keep_left)
         middle = [*left_ids[len(left_ids) - keep_left:], self.tokenizer.mask_token_id, *right_ids[:keep_right]]
-        return [*self.prefix, *middle, *self.suffix]
+        return [*self.prefix, *middle, *self.suffix], len(self.prefix) + keep_left
 
     def probabilities(self, windows):
-        """Each window's probabilities of the whole-word tokens at its mask."""
+        """Each window's probabilities of the whole-word tokens at its mask (windows: what
+        window() returns)."""
         import torch
 
+        windows, mask = [ids for ids, _ in windows], [at for _, at in windows]
         width = max(len(ids) for ids in windows)
         pad = self.tokenizer.pad_token_id or 0
         ids = torch.full((len(windows), width), pad, dtype=torch.long)
@@ -97,7 +109,6 @@ class MaskedPredictor:
         for row, window in enumerate(windows):
             ids[row, :len(window)] = torch.tensor(window)
             attention[row, :len(window)] = 1
-        mask = [window.index(self.tokenizer.mask_token_id) for window in windows]
         device = self.model.device
         with torch.inference_mode():
             logits = self.model(input_ids=ids.to(device), attention_mask=attention.to(device)).logits

@@ -20,7 +20,7 @@ def device():
 
 
 def check_model_folder(path, origin):
-    """A `path:` model's folder must hold a Hugging Face causal LM and its tokenizer."""
+    """A `path:` model's folder must hold a Hugging Face model (causal or masked) and its tokenizer."""
     if not (Path(path) / "config.json").is_file():
         raise LmgapError(
             f"{origin}: {path} is not a folder holding a Hugging Face model (config.json, its "
@@ -37,7 +37,10 @@ def load(folder):
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
     except (OSError, ValueError) as err:
-        raise LmgapError(f"cannot load a causal language model and its tokenizer from {folder}: {err}") from None
+        raise LmgapError(
+            f"cannot load a causal language model and its tokenizer from {folder}: {err}; if it holds a "
+            "masked LM (BERT, RoBERTa, ...), give its entry in config.yaml `kind: masked`"
+        ) from None
     if not tokenizer.is_fast:
         raise LmgapError(
             f"{folder}: the tokenizer is not a fast (Rust) tokenizer, whose character offsets map "

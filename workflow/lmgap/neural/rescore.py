@@ -5,8 +5,9 @@ log P(w r_1 .. r_k | L), r_1 .. r_k the first `right_tokens` subword tokens of R
 end-of-text token ends a shorter R, as `</s>` ends the n-gram's). The left context is run once
 per gap; its key/value cache is copied to every batch of candidates, which then cost only their
 own few tokens. The candidates' probabilities are those scores normalised over them; together
-they keep the mass the n-gram's prediction gave the same words, which held-out training gaps set
-(lmgap.gap.coverage), so the rest mass p0 is set exactly as the n-gram's.
+they keep the mass the n-gram's prediction gave the same words (its candidates' share, which
+held-out training gaps set: lmgap.gap.coverage), so p0 is the n-gram's p0 and the mass of the
+words it lists beyond them.
 
 Each piece is tokenized alone, a word after a space as `" word"`: for byte-level BPE (GPT-2's,
 and the pipeline's own) that is how the whole line `L w R` is tokenized, as the tests check.
@@ -19,6 +20,7 @@ import time
 import numpy as np
 
 from ..atomic import atomic_open, write_json
+from ..errors import LmgapError
 from ..gap.geval import parse_line, read_lines
 from ..gap.lines import format_line, read_gaps, summary
 from .settings import BATCH_LOGITS_BYTES
@@ -43,7 +45,8 @@ class Rescorer:
         start = tokenizer.bos_token_id
         self.start = tokenizer.eos_token_id if start is None else start
         vocab = model.config.vocab_size
-        # The batch's logits are its largest tensor (8 bytes per entry once in double).
+        # A batch's logits (8 bytes per entry once in double) and its copies of the left context's
+        # key/value cache are its largest tensors: each stays under BATCH_LOGITS_BYTES.
         self.batch_positions = max(1, BATCH_LOGITS_BYTES // (8 * vocab))
 
     def encode(self, text):
@@ -62,7 +65,8 @@ class Rescorer:
         import torch
 
         left_ids, word_ids, following = self.pieces(left, words, right)
-        continuations = [ids + following for ids in word_ids]
+        # A word of many tokens (OCR debris) is read as far as the window allows.
+        continuations = [(ids + following)[: self.max_length - 1] for ids in word_ids]
         longest = max(len(ids) for ids in continuations)
         # The left context keeps its nearest tokens: the model reads at most max_length at once.
         left_ids = left_ids[-max(1, self.max_length - longest):]
@@ -71,7 +75,7 @@ class Rescorer:
             out = self.model(input_ids=torch.tensor([left_ids], device=device), use_cache=True)
             first = torch.log_softmax(out.logits[0, -1].double(), dim=-1)
             scores = np.empty(len(continuations))
-            rows = max(1, self.batch_positions // longest)
+            rows = max(1, min(self.batch_positions // longest, BATCH_LOGITS_BYTES // cache_bytes(out.past_key_values)))
             for at in range(0, len(continuations), rows):
                 batch = continuations[at:at + rows]
                 scores[at:at + len(batch)] = self._batch(out.past_key_values, first, batch)
@@ -99,6 +103,11 @@ class Rescorer:
         return total.cpu().numpy()
 
 
+def cache_bytes(cache):
+    """Bytes of a key/value cache of one sequence (its layers' keys and values)."""
+    return max(1, sum(layer.keys.nbytes + layer.values.nbytes for layer in cache.layers))
+
+
 def normalised_scores(scores):
     """Probabilities proportional to exp(score), summing to one."""
     weights = np.exp(scores - scores.max())
@@ -110,9 +119,14 @@ def write_rescored(rescorer, split_dir, base_out, candidates, top_k, out_path, s
     words of each gap rescored, with the mass the base gave them."""
     started = time.monotonic()
     gaps, base = read_gaps(split_dir), read_lines(base_out)
+    if len(gaps) != len(base):
+        raise LmgapError(
+            f"{base_out} has {len(base):,} lines but {split_dir}/in.tsv.xz has {len(gaps):,}; delete "
+            f"{base_out} and rerun, so that the n-gram predicts the split as it is now"
+        )
     counts, listed_counts, p0s = [], [], []
     with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
-        for (left, right), line in zip(gaps, base, strict=True):
+        for (left, right), line in zip(gaps, base):
             words, mass = base_candidates(line, candidates)
             if words:
                 scores = rescorer.score(

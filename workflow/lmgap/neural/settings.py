@@ -9,6 +9,8 @@ from .model import check_model_folder
 from .window import check_window
 
 CONTEXT_KEYS = ("n_positions", "max_position_embeddings", "n_ctx")
+# Model types whose position ids start at the padding index + 1.
+OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "roberta-prelayernorm")
 # The logits of a batch of windows (4 bytes per vocabulary entry and position) are its largest
 # tensor: GPT-2's 50,257 entries at 1,024 positions take 200 MB a window.
 BATCH_LOGITS_BYTES = 2**29
@@ -24,6 +26,9 @@ def saved_config(folder):
     with open(Path(folder) / "config.json") as handle:
         config = json.load(handle)
     context = next((int(config[key]) for key in CONTEXT_KEYS if config.get(key)), None)
+    if context and config.get("model_type") in OFFSET_POSITIONS:
+        # RoBERTa's positions start after its padding index: 514 embeddings read 512 tokens.
+        context -= int(config.get("pad_token_id") or 0) + 1
     return context, int(config.get("vocab_size") or 50257)
 
 

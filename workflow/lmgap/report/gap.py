@@ -35,8 +35,10 @@ DEFINITIONS = {
     "listed (unhashed)",
     "candidates_per_gap": "the candidates scored per gap, on average (a masked model: its whole-word "
     "tokens; the blend: the words it lists)",
-    "candidate_recall": "the candidate recall: the share of gaps whose word was among the candidates",
-    "listed_per_gap": "the words listed per out.tsv line, on average (`gap.top_k` at most)",
+    "candidate_recall": "the candidate recall: the share of gaps whose word was among the candidates "
+    "(a neural model's and the blend's: among the words listed)",
+    "listed_per_gap": "the words listed per out.tsv line, on average (`gap.top_k` at most; the "
+    "blend lists every word its members list)",
     "p0_mean": "the mean rest mass p0 a line leaves to unlisted words",
     "p0_method": "the p0 method: how the rest mass was set (the n-grams' from held-out training gaps, never from "
     "the scored split)",
@@ -69,7 +71,10 @@ BLEND_METHOD = "the members' p0, mixed with the blend's weights"
 
 
 def rescored_method(base):
-    return f"the mass `{base}`'s prediction gives the rescored words, which held-out training gaps set"
+    return (
+        f"`{base}`'s p0 and the mass it gives the words it lists beyond those rescored (its "
+        "candidates' share set on held-out training gaps)"
+    )
 
 
 def _read(path):
@@ -106,7 +111,11 @@ def gap_frame(rows):
 
 
 def gap_markdown(frame, top_k, blends=()):
-    methods = dict(zip(frame["family"] + "/" + frame["context"], frame["p0_method"]))
+    # Each way of setting p0 once, with the predictions that use it.
+    methods = {}
+    for row in frame.itertuples(index=False):
+        name = f"`{row.model}`" if row.context != "left" else f"`{row.model}` (left)"
+        methods.setdefault(row.p0_method, {})[name] = None
     rows = [
         [
             row.split, row.model, row.family, row.context, f"{row.perplexity_hashed:.2f}", f"{row.likelihood_hashed:.4f}",
@@ -122,9 +131,10 @@ def gap_markdown(frame, top_k, blends=()):
          "Top-10:", "Candidates/gap:", "Word among candidates:", "p0 (mean):", "Time (s):"],
         rows,
         "\n".join([
-            f"Definitions (each line of out.tsv lists {top_k} words; every figure is in `gap.tsv`):", "",
+            f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its "
+            "members list; every figure is in `gap.tsv`):", "",
             *definition_lines([("Family", "family"), ("Context", "context"), *SHOWN], DEFINITIONS.get),
-            *(f"- p0 of `{kind}` predictions: {method}." for kind, method in methods.items()),
+            *(f"- p0 of {', '.join(names)}: {method}." for method, names in methods.items()),
             *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
         ]),
     )
