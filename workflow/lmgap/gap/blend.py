@@ -20,10 +20,10 @@ folds' gaps, so no gap's own word ever weighs in its prediction. A split without
 
 import numpy as np
 
-from ..atomic import atomic_open, write_json
+from ..atomic import write_json
 from ..errors import LmgapError
 from .geval import REST, parse_line, read_lines
-from .lines import format_line, summary
+from .lines import format_line, write_out
 
 FOLDS = 5
 ITERATIONS = 10_000
@@ -131,14 +131,8 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
         per_line, by_fold = cross_fitted_weights(probabilities)
     else:
         per_line, by_fold = np.repeat(overall[None, :], len(contents[0]), axis=0), []
-    counts, p0s = [], []
-    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
-        for lines, weights in zip(zip(*contents), per_line):
-            text, listed, p0 = mixed_line(lines, weights)
-            out.write(text + "\n")
-            counts.append(listed)
-            p0s.append(p0)
-    write_json(summary(counts, counts, p0s), stats_path)
+    mixed = (mixed_line(lines, weights) for lines, weights in zip(zip(*contents), per_line))
+    write_out(((text, listed, listed, p0) for text, listed, p0 in mixed), out_path, stats_path)
     one_hot = np.eye(len(members))
     write_json(
         {

@@ -3,6 +3,7 @@ family's predictions share, light enough for any job's environment (no pandas)."
 
 import numpy as np
 
+from ..atomic import atomic_open, write_json
 from ..corpus.rebuild import read_contexts
 
 # Listed probabilities keep six significant digits; p0 is the exact remainder of those.
@@ -40,3 +41,17 @@ def summary(counts, listed, p0s):
         "listed_per_gap": float(np.mean(listed)) if listed else 0.0,
         "p0_mean": float(np.mean(p0s)) if p0s else 0.0,
     }
+
+
+def write_out(rows, out_path, stats_path):
+    """Write an out.tsv, one line per row (line, words weighed, words listed, p0), and its summary;
+    return the words weighed per gap."""
+    counts, listed_counts, p0s = [], [], []
+    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+        for line, count, listed, p0 in rows:
+            out.write(line + "\n")
+            counts.append(count)
+            listed_counts.append(listed)
+            p0s.append(p0)
+    write_json(summary(counts, listed_counts, p0s), stats_path)
+    return counts

@@ -9,12 +9,11 @@ import json
 
 import numpy as np
 
-from ..atomic import atomic_open, write_json
 from ..corpus.rebuild import read_contexts
 from .candidates import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
-from .lines import format_line, summary
+from .lines import format_line, write_out
 from .scores import load_scores
 from .sources import variant_mask
 
@@ -30,8 +29,8 @@ def write_predictions(candidates, left, right, table, variant, top_k, out_path, 
     """out.tsv of one model and context variant on one split, and a summary of it."""
     words = [word.decode("utf-8") for word in candidates.words]
     mask = variant_mask(variant)
-    counts, listed_counts, p0s = [], [], []
-    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+
+    def rows():
         for gap in range(len(candidates)):
             begin, end = candidates.offsets[gap], candidates.offsets[gap + 1]
             flags = candidates.flags[begin:end]
@@ -40,11 +39,9 @@ def write_predictions(candidates, left, right, table, variant, top_k, out_path, 
             mass = share(table, variant, evidence(flags, variant))
             gap_words = [words[w] for w in candidates.ids[begin:end][used].tolist()]
             line, listed, p0 = format_line(gap_words, normalised(scores), top_k, mass)
-            out.write(line + "\n")
-            counts.append(len(used))
-            listed_counts.append(listed)
-            p0s.append(p0)
-    write_json(summary(counts, listed_counts, p0s), stats_path)
+            yield line, len(used), listed, p0
+
+    write_out(rows(), out_path, stats_path)
 
 
 def unigram_line(gap_words, heldout_words, top_k):
@@ -72,10 +69,7 @@ def unigram_line(gap_words, heldout_words, top_k):
 def write_unigram(gap_words, heldout_words, top_k, lines, out_path, stats_path):
     """The baseline's out.tsv: the same line for each of the split's lines."""
     line, listed, p0 = unigram_line(gap_words, heldout_words, top_k)
-    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
-        for _ in range(lines):
-            out.write(line + "\n")
-    write_json(summary([listed] * lines, [listed] * lines, [p0] * lines), stats_path)
+    write_out(((line, listed, listed, p0) for _ in range(lines)), out_path, stats_path)
 
 
 def write_model_predictions(candidates_path, scores_path, coverage_path, variant, top_k, out_path, stats_path):

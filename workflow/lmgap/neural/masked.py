@@ -15,32 +15,26 @@ import time
 
 import numpy as np
 
-from ..atomic import atomic_open, write_json
 from ..errors import LmgapError
-from ..gap.lines import format_line, read_gaps, summary
+from ..gap.lines import format_line, read_gaps, write_out
+from .model import load_pretrained
 
 
 def load_masked(folder):
     """(masked LM in evaluation mode, fast tokenizer) from a folder, offline."""
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoModelForMaskedLM
 
-    from .model import device
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = AutoModelForMaskedLM.from_pretrained(folder, local_files_only=True)
-    except (OSError, ValueError) as err:
-        raise LmgapError(
-            f"cannot load a masked language model and its tokenizer from {folder}: {err}; give the "
-            "folder a masked LM (BERT, RoBERTa, ...) was saved to with save_pretrained"
-        ) from None
+    model, tokenizer = load_pretrained(
+        folder, AutoModelForMaskedLM,
+        "cannot load a masked language model and its tokenizer from {folder}; give the folder a masked "
+        "LM (BERT, RoBERTa, ...) was saved to with save_pretrained",
+    )
     if tokenizer.mask_token_id is None:
         raise LmgapError(
             f"{folder}: the tokenizer has no mask token, so it is not a masked language model's; for a "
             "causal model, drop `kind: masked` from its entry in config.yaml"
         )
-    model.eval()
-    return model.to(device()), tokenizer
+    return model, tokenizer
 
 
 def whole_words(tokenizer):
@@ -121,18 +115,16 @@ def write_masked(predictor, split_dir, top_k, out_path, stats_path, log):
     """out.tsv of a masked model on a split: the top_k whole words at each gap's mask."""
     started = time.monotonic()
     gaps = read_gaps(split_dir)
-    counts, listed_counts, p0s = [], [], []
-    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+
+    def rows():
         for at in range(0, len(gaps), predictor.batch_size):
             batch = gaps[at:at + predictor.batch_size]
             windows = [predictor.window(left.decode("utf-8", "replace"), right.decode("utf-8", "replace"))
                        for left, right in batch]
             for probabilities in predictor.probabilities(windows):
                 text, listed, p0 = format_line(predictor.words, probabilities, top_k, 1.0)
-                out.write(text + "\n")
-                counts.append(len(predictor.words))
-                listed_counts.append(listed)
-                p0s.append(p0)
-    write_json(summary(counts, listed_counts, p0s), stats_path)
+                yield text, len(predictor.words), listed, p0
+
+    write_out(rows(), out_path, stats_path)
     log.write(f"predicted {len(gaps):,} gaps from {len(predictor.words):,} whole-word tokens in "
               f"{time.monotonic() - started:.1f} s\n")

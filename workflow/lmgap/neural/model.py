@@ -29,18 +29,29 @@ def check_model_folder(path, origin):
         )
 
 
-def load(folder):
-    """(model in evaluation mode on device(), fast tokenizer) from a folder, offline."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def load_pretrained(folder, model_class, failed):
+    """(model in evaluation mode on device(), tokenizer) from a folder, offline; an LmgapError
+    ending in `failed` (what to do) when either cannot be loaded."""
+    from transformers import AutoTokenizer
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+        model = model_class.from_pretrained(folder, local_files_only=True)
     except (OSError, ValueError) as err:
-        raise LmgapError(
-            f"cannot load a causal language model and its tokenizer from {folder}: {err}; if it holds a "
-            "masked LM (BERT, RoBERTa, ...), give its entry in config.yaml `kind: masked`"
-        ) from None
+        raise LmgapError(f"{failed.format(folder=folder)} ({err})") from None
+    model.eval()
+    return model.to(device()), tokenizer
+
+
+def load(folder):
+    """(causal model in evaluation mode on device(), fast tokenizer) from a folder, offline."""
+    from transformers import AutoModelForCausalLM
+
+    model, tokenizer = load_pretrained(
+        folder, AutoModelForCausalLM,
+        "cannot load a causal language model and its tokenizer from {folder}; if it holds a masked LM "
+        "(BERT, RoBERTa, ...), give its entry in config.yaml `kind: masked`",
+    )
     if not tokenizer.is_fast:
         raise LmgapError(
             f"{folder}: the tokenizer is not a fast (Rust) tokenizer, whose character offsets map "
@@ -51,8 +62,7 @@ def load(folder):
             f"{folder}: the tokenizer has no end-of-text token (eos_token), which ends each line as "
             "KenLM's </s> does; set eos_token in its tokenizer_config.json"
         )
-    model.eval()
-    return model.to(device()), tokenizer
+    return model, tokenizer
 
 
 def window_scorer(model):

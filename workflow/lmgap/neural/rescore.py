@@ -19,10 +19,9 @@ import time
 
 import numpy as np
 
-from ..atomic import atomic_open, write_json
 from ..errors import LmgapError
 from ..gap.geval import parse_line, read_lines
-from ..gap.lines import format_line, read_gaps, summary
+from ..gap.lines import format_line, read_gaps, write_out
 from .settings import BATCH_LOGITS_BYTES
 
 
@@ -124,8 +123,8 @@ def write_rescored(rescorer, split_dir, base_out, candidates, top_k, out_path, s
             f"{base_out} has {len(base):,} lines but {split_dir}/in.tsv.xz has {len(gaps):,}; delete "
             f"{base_out} and rerun, so that the n-gram predicts the split as it is now"
         )
-    counts, listed_counts, p0s = [], [], []
-    with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
+
+    def rows():
         for (left, right), line in zip(gaps, base):
             words, mass = base_candidates(line, candidates)
             if words:
@@ -133,11 +132,9 @@ def write_rescored(rescorer, split_dir, base_out, candidates, top_k, out_path, s
                     left.decode("utf-8", "replace"), words, right.decode("utf-8", "replace")
                 )
                 text, listed, p0 = format_line(words, normalised_scores(scores), top_k, mass)
+                yield text, len(words), listed, p0
             else:
-                text, listed, p0 = ":1", 0, 1.0
-            out.write(text + "\n")
-            counts.append(len(words))
-            listed_counts.append(listed)
-            p0s.append(p0)
-    write_json(summary(counts, listed_counts, p0s), stats_path)
+                yield ":1", 0, 0, 1.0
+
+    counts = write_out(rows(), out_path, stats_path)
     log.write(f"rescored {sum(counts):,} candidates of {len(counts):,} gaps in {time.monotonic() - started:.1f} s\n")
