@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, SNAKEMAKE, demo_corpus, run_pipeline
+from conftest import REPO, SNAKEMAKE, demo_corpus, jobs_started, run_pipeline
 from generate_corpus import generate
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
@@ -137,6 +137,36 @@ def test_unlocking_while_a_killed_run_s_jobs_live_on_is_refused_with_their_ids(t
     tools.joinpath("lmplz").write_text(f'#!/bin/sh\nexec {kenlm_bin / "lmplz"} "$@"\n')
     run_pipeline(work, None)
     assert (work / "results/tables/perplexity.tsv").exists()
+
+
+def test_a_model_that_outlived_its_killed_run_is_kept_not_trained_again(tmp_path, kenlm_bin):
+    work, run, _ = run_with_a_slow_train_job(
+        tmp_path, kenlm_bin, 3, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    # The train job lives on and finishes its model; nothing of the run is left after it.
+    deadline = time.monotonic() + 120
+    while processes_working_in(work):
+        assert time.monotonic() < deadline, "the killed run's train job never ended"
+        time.sleep(0.2)
+    binary = work / "results/models/o3-fallback/model.binary"
+    made = binary.stat()
+    run_pipeline(work, None, "--unlock")
+    done = run_pipeline(work, None)
+    assert "rule train:" not in done.stderr and "Forced execution" not in done.stderr
+    assert "rule query:" in done.stderr and (work / "results/tables/perplexity.tsv").exists()
+    assert (binary.stat().st_ino, binary.stat().st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
+
+
+def processes_working_in(workdir):
+    """Ids of the processes whose working folder is workdir."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if os.path.realpath(f"/proc/{entry}/cwd") == str(workdir):
+                found.append(int(entry))
+    return found
 
 
 def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):
@@ -328,3 +358,34 @@ def test_gap_words_not_in_utf8_stop_the_run_before_any_model_and_the_perplexity_
     # Without the gap task the same corpus gives its perplexity tables.
     run_pipeline(tmp_path / "work", {**config, "gap": {"enabled": False}})
     assert (tmp_path / "work/results/tables/perplexity.tsv").exists()
+
+
+def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_models(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=300, dev_sentences=30)
+    config = {"corpus": {"source": str(corpus)}, "orders": [2, 3], "kenlm": {"bin_dir": str(kenlm_bin)},
+              "lmplz": {"discount_fallback": True}}
+    work = (tmp_path / "work").resolve()
+    work.mkdir()
+    (work / "config.yaml").write_text(yaml.safe_dump(config))
+    run = subprocess.Popen([SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"], cwd=work,
+                           text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # The candidate pass dies as the kernel's out-of-memory killer would kill it.
+    deadline = time.monotonic() + 120
+    while not (victim := [pid for pid in processes_working_in(work) if b"gap_candidates.py" in command_of(pid)]):
+        assert run.poll() is None and time.monotonic() < deadline, "the candidate pass never started"
+        time.sleep(0.02)
+    os.kill(victim[0], signal.SIGKILL)
+    said, _ = run.communicate(timeout=300)
+    assert run.returncode != 0 and "Error in rule gap_candidates" in said, said[-3000:]
+    for table in ("perplexity", "cost", "comparison", "decades", "hardest"):
+        assert (work / f"results/tables/{table}.tsv").exists(), table
+    assert not (work / "results/tables/gap.tsv").exists()
+    # The rerun does only the gap task.
+    rerun = {job["rule"] for job in jobs_started(run_pipeline(work, None))}
+    assert {"gap_candidates", "gap_table"} <= rerun and not {"train", "query", "perplexity_table"} & rerun
+
+
+def command_of(pid):
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    return b""

@@ -7,6 +7,7 @@ from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError, in_origin, record_origins
 from lmgap.models import models_from_config, prune_settings
 from lmgap.neural.settings import neural_models
+from lmgap.scriptio import BENCHMARKS
 
 # The experiment: the config, checked, and the models, splits and gap systems it asks for. Each
 # family's input functions and job sizes live beside its rules; local scheduling in scheduling.smk.

@@ -68,7 +68,7 @@ rule rebuild_text:
     log:
         "logs/rebuild_text/{split}.log",
     benchmark:
-        "results/benchmarks/rebuild_text/{split}.tsv"
+        BENCHMARKS["rebuild_text"]
     conda:
         "../../envs/python.yaml"
     resources:

@@ -36,7 +36,7 @@ rule gap_candidates:
     log:
         "logs/gap_candidates/{split}.log",
     benchmark:
-        "results/benchmarks/gap_candidates/{split}.tsv"
+        BENCHMARKS["gap_candidates"]
     conda:
         "../../envs/python.yaml"
     resources:
@@ -62,7 +62,7 @@ rule gap_logprobs:
     log:
         "logs/gap_logprobs/{model}/{split}.log",
     benchmark:
-        "results/benchmarks/gap_logprobs/{model}/{split}.tsv"
+        BENCHMARKS["gap_logprobs"]
     conda:
         "../../envs/gap.yaml"
     threads: CPUS
@@ -160,7 +160,7 @@ rule gap_neural:
     log:
         "logs/gap_neural/{neural}/{split}.log",
     benchmark:
-        "results/benchmarks/gap_neural/{neural}/{split}.tsv"
+        BENCHMARKS["gap_neural"]
     wildcard_constraints:
         neural=exactly(NEURAL_CAUSAL),
     conda:
@@ -194,7 +194,7 @@ rule gap_masked:
     log:
         "logs/gap_masked/{neural}/{split}.log",
     benchmark:
-        "results/benchmarks/gap_masked/{neural}/{split}.tsv"
+        BENCHMARKS["gap_masked"]
     wildcard_constraints:
         neural=exactly(NEURAL_MASKED),
     conda:

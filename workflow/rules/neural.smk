@@ -36,7 +36,7 @@ rule train_neural:
     log:
         "logs/train_neural/{neural}.log",
     benchmark:
-        "results/benchmarks/train_neural/{neural}.tsv"
+        BENCHMARKS["train_neural"]
     conda:
         "../../envs/neural.yaml"
     # PyTorch keeps every core it is given busy: the job takes them all (a seed gives the same
@@ -64,7 +64,7 @@ rule score_neural:
     log:
         "logs/score_neural/{neural}/{split}.log",
     benchmark:
-        "results/benchmarks/score_neural/{neural}/{split}.tsv"
+        BENCHMARKS["score_neural"]
     conda:
         "../../envs/neural.yaml"
     threads: CPUS

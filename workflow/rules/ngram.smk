@@ -36,7 +36,7 @@ rule train:
     log:
         "logs/train/{model}.log",
     benchmark:
-        "results/benchmarks/train/{model}.tsv"
+        BENCHMARKS["train"]
     # Highest orders first: they take longest, and started last they would finish alone.
     priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
@@ -66,7 +66,7 @@ rule query:
     log:
         "logs/query/{model}/{split}.log",
     benchmark:
-        "results/benchmarks/query/{model}/{split}.tsv"
+        BENCHMARKS["query"]
     conda:
         "../../envs/kenlm.yaml"
     resources:
