@@ -72,7 +72,7 @@ import json, sys
 from lmgap.ngram.run import train
 bin_dir, order, text, out = sys.argv[1:]
 with open(out + "/train.log", "w") as log:
-    counts, usage, _ = train(bin_dir + "/lmplz", bin_dir + "/build_binary", int(order), 1024, out + "/tmp",
+    counts, usage, *_ = train(bin_dir + "/lmplz", bin_dir + "/build_binary", int(order), 1024, out + "/tmp",
                              text, out + "/model.binary", log)
 print(json.dumps({"counts": [counts[k] for k in sorted(counts)], "usage": usage}))
 """

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import demo_corpus, jobs_executed, run_pipeline
+from conftest import demo_corpus, jobs_executed, read_table, run_pipeline
 
 # Jobs that run after any change of the corpus's files or place: the fetch, each split's
 # fingerprint (train and dev-0 here) and what records the corpus.
@@ -191,3 +191,25 @@ def gap_scores(work):
     """gap.tsv's rows but the time each took."""
     rows = (work / "results/tables/gap.tsv").read_text().splitlines()
     return [row.rsplit("\t", 1)[0] for row in rows]
+
+
+def test_turning_discount_fallback_on_and_off_trains_no_model_whose_discounts_lmplz_estimated(first_run):
+    root, config = first_run
+    work = root / "work"
+    before = {row["model"]: row for row in read_table(work)}
+    jobs, _ = rerun(work, {**config, "lmplz": {"discount_fallback": True}})
+    # The jobs of the new names link the models trained without the option.
+    assert jobs["train"] == 2
+    for order in (3, 4):
+        assert f"Reused results/models/o{order}/" in (work / f"logs/train/o{order}-fallback.log").read_text()
+        linked = work / f"results/models/o{order}-fallback/model.binary"
+        assert linked.is_symlink() and linked.resolve() == (work / f"results/models/o{order}/model.binary").resolve()
+    after = {row["model"]: row for row in read_table(work)}
+    for name in ("o3", "o4"):
+        assert after[f"{name}-fallback"]["discount_fallback"] == "true"
+        assert {**after[f"{name}-fallback"], "model": name, "discount_fallback": "false"} == before[name]
+    # Off again: the first models are still up to date.
+    cost = {row["model"]: row for row in read_table(work, "cost.tsv")}
+    assert cost["o3-fallback"]["train_job_seconds"] == "" and float(cost["o3-fallback"]["lmplz_seconds"]) > 0
+    jobs, _ = rerun(work, config)
+    assert "train" not in jobs and "query" not in jobs

@@ -1,4 +1,5 @@
-"""Entry point of rule train: lmplz streaming into build_binary, then the model's counts and usage."""
+"""Entry point of rule train: lmplz streaming into build_binary (or the files of its twin under the
+other discount_fallback setting, see lmgap.ngram.reuse), then the model's counts and usage."""
 
 import sys
 from pathlib import Path
@@ -8,17 +9,24 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
 from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, probing_bytes, text_mb, text_tokens
+from lmgap.ngram.reuse import reusable, reuse, training_identity, twin_folder
 from lmgap.ngram.run import temp_dir, train
 from lmgap.scriptio import run
 
 
 def main(log):
     options = snakemake.params.options
+    tools = [str(snakemake.input.lmplz), str(snakemake.input.build_binary)]
+    identity = training_identity(snakemake.input.text, tools, options)
+    twin = twin_folder(options)
+    if counts := reusable(twin, identity, "arpa" in snakemake.output.keys(), snakemake.input):
+        reuse(twin, counts, dict(snakemake.output.items()), log)
+        return
     order, reserved = options["order"], snakemake.resources.mem_mb
     # The figures the rule reserved this job's memory from, read again from the same text.
     tokens = text_tokens(snakemake.input.text)
     lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text))
-    counts, usage, words = train(
+    counts, usage, words, fallback = train(
         lmplz=snakemake.input.lmplz,
         build_binary=snakemake.input.build_binary,
         order=order,
@@ -34,10 +42,13 @@ def main(log):
     # ngrams[k - 1]: distinct k-grams the model holds; the training text's size as the tables
     # count tokens, its words as lmplz read them and one `</s>` per line.
     lines = count_lines(snakemake.input.text)
+    # What a twin under the other lmplz.discount_fallback setting needs to reuse this model.
     write_json(
         {
             "ngrams": [counts[k] for k in sorted(counts)],
             "training_text": {"lines": lines, "words": words, "tokens": words + lines},
+            "fallback_discounts": fallback,
+            "trained_from": identity,
         },
         snakemake.output.counts,
     )

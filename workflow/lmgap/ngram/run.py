@@ -49,8 +49,9 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
 
     lmplz writes the ARPA model to a pipe that build_binary reads while lmplz is still writing:
     no multi-GB ARPA file on disk, and the two overlap. arpa, when given, also keeps a copy.
-    Returns ({order: n-gram count} from the ARPA header, {tool: Usage}). The binary (and the
-    ARPA copy) appear only when both tools succeeded.
+    Returns ({order: n-gram count} from the ARPA header, {tool: Usage}, the words lmplz read, the
+    orders given fallback discounts). The binary (and the ARPA copy) appear only when both tools
+    succeeded.
     """
     # The job's own folder, named by its host and process: another run, here or on another node
     # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
@@ -101,7 +102,14 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
                 raise LmgapError(f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}")
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
-    return counts, {"lmplz": trainer.usage, "build_binary": binariser.usage}, unigram_tokens(lmplz_text)
+    usage = {"lmplz": trainer.usage, "build_binary": binariser.usage}
+    return counts, usage, unigram_tokens(lmplz_text), fallback_orders(lmplz_text)
+
+
+def fallback_orders(lmplz_text):
+    """The orders (1 for unigrams) whose discounts lmplz could not estimate and took from
+    --discount_fallback instead (its `Substituting fallback discounts for order K` lines, K from 0)."""
+    return sorted(int(k) + 1 for k in re.findall(r"^Substituting fallback discounts for order (\d+):", lmplz_text, re.M))
 
 
 def unigram_tokens(lmplz_text):

@@ -1,0 +1,82 @@
+"""A model trained with --discount_fallback is the model trained without it whenever lmplz could
+estimate its discounts: the option only fills in the orders lmplz cannot estimate. So turning
+lmplz.discount_fallback on or off need not train again a model whose twin (the same model under
+the other setting) is on disk, was trained from the same text with the same tools, and needed no
+fallback discounts: its files are linked under the new name instead."""
+
+import json
+import os
+from pathlib import Path
+
+from ..atomic import atomic_path, write_json
+from ..models import model_name
+
+
+def training_identity(text, tools, options):
+    """What a model's bytes depend on besides --discount_fallback: its training text and KenLM's
+    tools as files (path, size, modification time), and its order, pruning and training fraction."""
+
+    def stat(path):
+        info = os.stat(path)
+        return [str(path), info.st_size, info.st_mtime_ns]
+
+    return {
+        "text": stat(text),
+        "tools": [stat(tool) for tool in tools],
+        "order": options["order"],
+        "prune": list(options["prune"]),
+        "train_fraction": options["train_fraction"],
+    }
+
+
+def twin_folder(options, models_dir="results/models"):
+    """The folder of the same model under the other lmplz.discount_fallback setting."""
+    name = model_name(options["order"], options["prune"], not options["discount_fallback"], options["train_fraction"])
+    return Path(models_dir) / name
+
+
+def reusable(twin, identity, arpa_wanted, inputs):
+    """The twin's counts record when its files can stand for this model's, else None. Its binary
+    must also be newer than each of this job's inputs: the link keeps the binary's time, and an
+    output older than an input would make the next run do the job again."""
+    files = [twin / "model.binary", twin / "ngram_counts.json", twin / "usage.json"]
+    if arpa_wanted:
+        files.append(twin / "model.arpa")
+    if not all(path.is_file() for path in files):
+        return None
+    made = min(os.stat(path).st_mtime_ns for path in files if path.suffix != ".json")
+    if any(os.stat(path).st_mtime_ns > made for path in inputs):
+        return None
+    try:
+        counts = _read_json(twin / "ngram_counts.json")
+    except ValueError:
+        return None
+    # Records from before the identity was kept, or with fallback discounts, do not qualify.
+    if counts.get("trained_from") != identity or counts.get("fallback_discounts") != []:
+        return None
+    return counts
+
+
+def reuse(twin, counts, outputs, log):
+    """Point this model's binary and ARPA file at the twin's, and write its records with a note of
+    where they came from. Symbolic links, relative, not hard ones: Snakemake touches a finished
+    job's outputs, and through a hard link it would make the twin's look new, so that switching
+    back would redo every job downstream of the twin."""
+    for name in ("binary", "arpa"):
+        if outputs.get(name):
+            target = Path(outputs[name])
+            with atomic_path(target) as tmp:
+                os.symlink(os.path.relpath(twin / target.name, target.parent), tmp)
+    write_json(counts, outputs["counts"])
+    usage = _read_json(twin / "usage.json")
+    usage["reused_from"] = str(twin)
+    write_json(usage, outputs["usage"])
+    log.write(
+        f"Reused {twin}/: trained from the same text with the same tools, and lmplz estimated every "
+        "order's discounts, so --discount_fallback changes none of its bytes.\n"
+    )
+
+
+def _read_json(path):
+    with open(path) as handle:
+        return json.load(handle)
