@@ -10,7 +10,7 @@ TEST_PACKAGES := strace
 PACKAGES = $(DEBIAN_PACKAGES)
 CORES ?= 8
 
-.PHONY: setup setup-neural system-packages run test demo lint
+.PHONY: setup setup-neural system-packages run test demo readme lint
 
 setup: system-packages $(VENV)/.installed
 
@@ -64,6 +64,11 @@ DEMO_CORPUS := resources/demo/corpus
 demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
 	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}' \
 	  'neural={"small": {"train": {"steps": 300}}}'
+
+# For developers: the demo, then its tables written into the README's marked blocks, stamped with
+# a digest of the code that made them (a test fails when the README's stamp is not the code's).
+readme: demo
+	$(VENV)/bin/python tests/readme_tables.py results/tables README.md
 
 # Written again when the generator changes, so that the demo shows what the README shows.
 $(DEMO_CORPUS)/dev-0/expected.tsv: benchmarks/generate_corpus.py | $(VENV)/.installed

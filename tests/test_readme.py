@@ -1,5 +1,5 @@
-"""Every path, config key, make target, flag and rule the README names exists: each is read out
-of the README and looked up in the repository, the config schema, the Makefile, the `lmgap`
+"""Every path, config key, make target, flag and rule the README (and the docs/ pages it links)
+names exists: each is read out of them and looked up in the repository, the config schema, the Makefile, the `lmgap`
 command's parser, Snakemake's own options and the rules."""
 
 import re
@@ -8,14 +8,17 @@ from pathlib import Path
 
 import yaml
 
+import readme_tables
 from conftest import REPO, SNAKEMAKE
 
 README = (REPO / "README.md").read_text()
+# The README and the pages it links, where things are named too.
+DOCS = README + "".join(path.read_text() for path in sorted((REPO / "docs").glob("*.md")))
 LMGAP = str(Path(SNAKEMAKE).parent / "lmgap")
 LMGAP_FLAGS = {"--bits"}
 # Text in backticks, and the lines of the README's code blocks: where it names things.
-QUOTED = re.findall(r"`([^`\n]+)`", README)
-CODE = "\n".join(re.findall(r"```[a-z]*\n(.*?)```", README, flags=re.S))
+QUOTED = re.findall(r"`([^`\n]+)`", DOCS)
+CODE = "\n".join(re.findall(r"```[a-z]*\n(.*?)```", DOCS, flags=re.S))
 RULES_TEXT = "\n".join(path.read_text() for path in (REPO / "workflow/rules").glob("*.smk"))
 # Folders a run makes, and the corpus's own layout: named, never in the repository.
 MADE_BY_A_RUN = ("results/", "logs/", "resources/", ".venv/", ".snakemake/")
@@ -91,12 +94,12 @@ def test_every_lmgap_subcommand_and_flag_the_readme_names_is_in_its_parser():
     for command in named:
         usage = subprocess.run([LMGAP, command, "--help"], capture_output=True, text=True).stdout
         assert usage.startswith(f"usage: lmgap {command}")
-        for flag in LMGAP_FLAGS & set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", README)):
+        for flag in LMGAP_FLAGS & set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", DOCS)):
             assert flag in usage
 
 
 def test_every_snakemake_option_the_readme_names_is_snakemake_s():
-    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", README))
+    options = set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", DOCS))
     # The options the README quotes of other programs: `lmgap score`'s, lmplz's, snakefmt's and timeout's.
     options -= LMGAP_FLAGS | {"--prune", "--discount_fallback", "--skip_symbols", "--check", "--foreground"}
     helped = subprocess.run([SNAKEMAKE, "--help"], capture_output=True, text=True).stdout
@@ -109,8 +112,8 @@ def test_every_snakemake_option_the_readme_names_is_snakemake_s():
 
 def test_every_rule_the_readme_names_exists():
     rules = set(re.findall(r"^(?:\s*)(?:rule|checkpoint) (\w+):", RULES_TEXT, flags=re.M))
-    named = set(re.findall(r"rule `(\w+)`", README)) | set(re.findall(r"`(\w+)` job", README))
-    named |= set(re.findall(r"--forcerun (\w+)", README))
+    named = set(re.findall(r"rule `(\w+)`", DOCS)) | set(re.findall(r"`(\w+)` job", DOCS))
+    named |= set(re.findall(r"--forcerun (\w+)", DOCS))
     assert {"fetch_corpus", "kenlm_tools"} <= named
     assert named <= rules, named - rules
 
@@ -122,3 +125,83 @@ def test_the_demo_command_the_readme_gives_is_the_one_make_demo_runs():
     command = command.replace("$(VENV)/bin/", "").replace("$(CORES)", "8")
     assert command.startswith("snakemake --cores 8 --config ")
     assert f"`{command}`" in README
+
+
+def test_the_readme_s_demo_tables_were_made_by_the_code_as_it_is_now():
+    # `make readme` writes them from a `make demo` run, stamped with the digest of what made them.
+    marked = readme_tables.blocks(README)
+    assert {table for table, _, _ in marked} == {"perplexity.md", "gap.md"}
+    now = readme_tables.demo_digest()
+    behind = [table for table, digest, _ in marked if digest != now]
+    assert not behind, (
+        f"the README's demo tables {behind} were made by other code than this (demo inputs {now}): "
+        "run `make readme` to run the demo and write them again"
+    )
+
+
+def test_make_readme_writes_the_demo_s_tables_and_the_check_sets_only_times_aside(tmp_path):
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    (tables / "gap.md").write_text(
+        "## Gap\n\n| Model | PerplexityHashed | Time (s) |\n|---|---:|---:|\n| o3 | 69.79 | 0.6 |\n\n- notes\n"
+    )
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "Intro\n<!-- make readme: gap.md, demo inputs 0 -->\n```\n| Model | PerplexityHashed | Time (s) |\n"
+        "|---|---:|---:|\n| o3 | 70.00 | 0.6 |\n```\n<!-- make readme: end -->\nOutro\n"
+    )
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
+    assert readme_tables.main([str(tables), str(readme)]) == 0
+    written = readme.read_text()
+    digest = readme_tables.demo_digest()
+    assert written == (
+        f"Intro\n<!-- make readme: gap.md, demo inputs {digest} -->\n```\n| Model | PerplexityHashed | Time (s) |\n"
+        "|---|---:|---:|\n| o3 | 69.79 | 0.6 |\n```\n<!-- make readme: end -->\nOutro\n"
+    )
+    # Another run's times are no difference; another figure is.
+    (tables / "gap.md").write_text((tables / "gap.md").read_text().replace("| 0.6 |", "| 0.9 |"))
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 0
+    (tables / "gap.md").write_text((tables / "gap.md").read_text().replace("69.79", "69.80"))
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
+
+
+def test_the_demo_digest_follows_the_code(tmp_path):
+    for name in readme_tables.DEMO_INPUTS:
+        assert (REPO / name).exists(), name
+    copy = tmp_path / "copy"
+    for name in ("workflow/lmgap/models.py", "config.yaml"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_bytes((REPO / name).read_bytes())
+    before = readme_tables.demo_digest(copy)
+    (copy / "workflow/lmgap/models.py").write_text((REPO / "workflow/lmgap/models.py").read_text() + "\n# edited\n")
+    assert readme_tables.demo_digest(copy) != before
+
+
+# The README's sections whose every bullet claims what a run does, and so names its test.
+CLAIM_SECTIONS = ("## Sweeping", "## Interrupted and failed runs")
+
+
+def section(title):
+    start = README.index(f"\n{title}\n")
+    following = re.search(r"\n#{2,3} ", README[start + len(title) + 2:])
+    return README[start: start + len(title) + 2 + (following.start() if following else len(README))]
+
+
+def test_each_claim_of_what_a_run_does_names_the_test_that_checks_it():
+    for title in CLAIM_SECTIONS:
+        claims = re.split(r"\n(?=- )", section(title))[1:]
+        assert claims, title
+        for claim in claims:
+            assert re.search(r"<!-- test: [^>]+ -->", claim), f"{title}: a claim names no test:\n{claim}"
+    named = [name for names in re.findall(r"<!-- test: ([^>]+) -->", README) for name in names.split(", ")]
+    assert named
+    for name in named:
+        path, function = name.split("::")
+        assert re.search(rf"^def {function}\(", (REPO / path).read_text(), re.M), f"the README names {name}"
+
+
+def test_every_link_between_the_readme_and_its_pages_resolves():
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.name} links {target}"

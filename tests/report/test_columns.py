@@ -10,7 +10,8 @@ import yaml
 from conftest import REPO, read_table, run_pipeline
 from lmgap.report import comparison, cost, documents, gap, perplexity
 
-README = (REPO / "README.md").read_text()
+# The README and the pages it links.
+DOCS = (REPO / "README.md").read_text() + "".join(path.read_text() for path in sorted((REPO / "docs").glob("*.md")))
 # Every table the pipeline writes, by its file, and the definitions of its columns.
 TABLES = {
     "perplexity.tsv": perplexity.DEFINITIONS,
@@ -82,7 +83,7 @@ def rendered(definitions):
 def test_the_readme_column_tables_are_the_tables_definitions():
     for definitions in (perplexity.DEFINITIONS, gap.DEFINITIONS, comparison.DEFINITIONS):
         # The whole table, from its header rule to the blank line after it: no row more or less.
-        assert "|---|---|\n" + "\n".join(rendered(definitions)) + "\n\n" in README
+        assert "|---|---|\n" + "\n".join(rendered(definitions)) + "\n\n" in DOCS
 
 
 def test_the_markdown_notes_show_each_headline_with_its_own_sentence(demo_run):
@@ -110,4 +111,4 @@ def test_the_report_captions_carry_the_definitions(demo_run):
 
 
 def test_the_readme_recipe_is_the_one_the_tests_run():
-    assert f"perl -ne '{hand_recipe.perl_program(8)}'" in README
+    assert f"perl -ne '{hand_recipe.perl_program(8)}'" in DOCS
