@@ -2,12 +2,32 @@
 provably has the same bytes."""
 
 import json
-import os
 
 import pytest
 
+from conftest import demo_corpus, run_pipeline
 from lmgap.ngram.reuse import reusable, training_identity, twin_folder
 from lmgap.ngram.run import train
+
+
+def train_both_ways(tmp_path, kenlm_bin, text, order=3):
+    """The binaries and fallback orders of lmplz with and without --discount_fallback."""
+    made = []
+    for fallback in (False, True):
+        binary = tmp_path / f"model-{fallback}.binary"
+        with open(tmp_path / "train.log", "w") as log:
+            *_, orders = train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", order, 256, tmp_path / "tmp", text,
+                               binary, log, discount_fallback=fallback)
+        made.append((binary.read_bytes(), orders))
+    return made
+
+
+def test_a_model_whose_discounts_lmplz_estimates_is_the_same_with_the_fallback(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=1500, dev_sentences=10)
+    run_pipeline(tmp_path / "work", {"corpus": {"source": str(corpus)}, "kenlm": {"bin_dir": str(kenlm_bin)}},
+                 "results/text/train.txt")
+    (plain, none), (with_fallback, used) = train_both_ways(tmp_path, kenlm_bin, tmp_path / "work/results/text/train.txt")
+    assert none == used == [] and plain == with_fallback
 
 
 def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
@@ -18,36 +38,34 @@ def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
         *_, fallback = train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 256, tmp_path / "tmp", text,
                              tmp_path / "model.binary", log, discount_fallback=True)
     assert fallback == [1, 2, 3]
-    assert (tmp_path / "model.binary").stat().st_size > 0
 
 
 @pytest.fixture
 def twin(tmp_path):
-    """A twin on disk trained from the same text and tools, its inputs older than its binary."""
-    text, tool = tmp_path / "train.txt", tmp_path / "lmplz"
-    for path in (text, tool):
+    """A twin on disk trained by the same code from the same text and tools."""
+    text, tool, code = tmp_path / "train.txt", tmp_path / "lmplz", tmp_path / "train.py"
+    for path in (text, tool, code):
         path.write_text("x")
-        os.utime(path, ns=(10**18, 10**18))
     options = {"order": 3, "prune": [], "discount_fallback": True, "train_fraction": 1.0}
-    identity = training_identity(text, [tool], options)
-    folder = twin_folder(options, tmp_path / "models")
-    assert folder.name == "o3"
+    identity = training_identity(text, [tool], [code], options)
+    folder = twin_folder(options, tmp_path / "models/o3-fallback")
+    assert folder == tmp_path / "models/o3"
     folder.mkdir(parents=True)
-    for name in ("model.binary", "usage.json"):
-        (folder / name).write_text("{}")
-    return folder, identity, [text, tool]
+    (folder / "model.binary").write_bytes(b"\0" * 100)
+    (folder / "usage.json").write_text("{}")
+    return folder, identity, (text, tool, code, options)
 
 
 def write_counts(folder, **record):
-    (folder / "ngram_counts.json").write_text(json.dumps({"ngrams": [5, 6, 7], **record}))
+    (folder / "ngram_counts.json").write_text(json.dumps({"ngrams": [5, 6, 7], "binary_bytes": 100, **record}))
 
 
 def test_a_twin_that_needed_no_fallback_discounts_is_reused(twin):
-    folder, identity, inputs = twin
+    folder, identity, _ = twin
     write_counts(folder, trained_from=identity, fallback_discounts=[])
-    assert reusable(folder, identity, False, inputs)["ngrams"] == [5, 6, 7]
+    assert reusable(folder, identity, False)["ngrams"] == [5, 6, 7]
     # Without its ARPA file it cannot give one.
-    assert reusable(folder, identity, True, inputs) is None
+    assert reusable(folder, identity, True) is None
 
 
 @pytest.mark.parametrize("known_origin, fallback", [
@@ -55,15 +73,17 @@ def test_a_twin_that_needed_no_fallback_discounts_is_reused(twin):
     (False, []),  # a record from before the identity was kept
 ])
 def test_a_twin_with_fallback_discounts_or_of_unknown_origin_is_not(twin, known_origin, fallback):
-    folder, identity, inputs = twin
+    folder, identity, _ = twin
     write_counts(folder, fallback_discounts=fallback, **({"trained_from": identity} if known_origin else {}))
-    assert reusable(folder, identity, False, inputs) is None
+    assert reusable(folder, identity, False) is None
 
 
-def test_a_twin_of_another_text_or_older_than_an_input_is_not(twin):
-    folder, identity, inputs = twin
+def test_a_twin_of_another_text_other_code_or_a_damaged_binary_is_not(twin):
+    folder, identity, (text, tool, code, options) = twin
     write_counts(folder, trained_from=identity, fallback_discounts=[])
-    other = {**identity, "text": [identity["text"][0], identity["text"][1] + 1, identity["text"][2]]}
-    assert reusable(folder, other, False, inputs) is None
-    os.utime(folder / "model.binary", ns=(1, 1))
-    assert reusable(folder, identity, False, inputs) is None
+    code.write_text("changed")
+    assert reusable(folder, training_identity(text, [tool], [code], options), False) is None
+    text.write_text("another text")
+    assert reusable(folder, training_identity(text, [tool], [code], options), False) is None
+    (folder / "model.binary").write_bytes(b"\0" * 99)
+    assert reusable(folder, identity, False) is None

@@ -10,6 +10,7 @@ from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
 from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, probing_bytes, text_mb, text_tokens
 from lmgap.ngram.reuse import reusable, reuse, training_identity, twin_folder
+from lmgap.ngram import run as ngram_run
 from lmgap.ngram.run import temp_dir, train
 from lmgap.scriptio import run
 
@@ -17,9 +18,10 @@ from lmgap.scriptio import run
 def main(log):
     options = snakemake.params.options
     tools = [str(snakemake.input.lmplz), str(snakemake.input.build_binary)]
-    identity = training_identity(snakemake.input.text, tools, options)
-    twin = twin_folder(options)
-    if counts := reusable(twin, identity, "arpa" in snakemake.output.keys(), snakemake.input):
+    code = [Path(snakemake.scriptdir) / "train.py", ngram_run.__file__]
+    identity = training_identity(snakemake.input.text, tools, code, options)
+    twin = twin_folder(options, Path(snakemake.output.binary).parent)
+    if counts := reusable(twin, identity, "arpa" in snakemake.output.keys()):
         reuse(twin, counts, dict(snakemake.output.items()), log)
         return
     order, reserved = options["order"], snakemake.resources.mem_mb
@@ -49,6 +51,7 @@ def main(log):
             "training_text": {"lines": lines, "words": words, "tokens": words + lines},
             "fallback_discounts": fallback,
             "trained_from": identity,
+            "binary_bytes": Path(snakemake.output.binary).stat().st_size,
         },
         snakemake.output.counts,
     )
@@ -62,4 +65,4 @@ def main(log):
     write_json(usage, snakemake.output.usage)
 
 
-run(snakemake, main)
+run(snakemake, main, outlives_its_run=True)

@@ -27,7 +27,8 @@ DEFINITIONS = {
     "query_seconds": "the scoring seconds summed over the scored splits: KenLM's query, or a neural "
     "model's sliding window",
     "train_tokens_per_second": "the training tokens per second of the train job (words and `</s>`; "
-    "for a neural model, subword tokens through the optimizer per second of training)",
+    "for a neural model, subword tokens through the optimizer per second of training); blank for a "
+    "linked model, as its train job's seconds",
     "eval_tokens_per_second": "the scored tokens (words and `</s>`) per second of scoring",
     "peak_rss_mb": "the peak resident memory in MB of the model's jobs, each job's whole process tree",
     "train_reserved_mb": "the memory in MB the train job reserved from the budget, an estimate made "
