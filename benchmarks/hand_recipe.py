@@ -1,7 +1,7 @@
 """The hand recipe the pipeline is measured against, spelled out once: rebuild a split's text with
 `xzcat | paste | perl`, train with `lmplz`, binarise or not, score with `query`.
 
-The tests run it to check the pipeline's numbers, benchmarks/compare.py to time it, and the README
+The tests run it to check the pipeline's numbers, benchmarks/compare.py to time it, and docs/text.md
 shows its rebuild command; each takes the commands from here.
 """
 

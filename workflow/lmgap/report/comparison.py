@@ -141,7 +141,7 @@ def compare(pair, split, documents, figures, resamples, seed):
 
 
 # The meaning of comparison.tsv's columns, one sentence each and in the table's order, for the
-# Markdown note, the report's caption and the README.
+# Markdown note, the report's caption and docs/tables.md.
 DEFINITIONS = {
     "split": "the split scored",
     "model": "the model compared, which differs from its baseline in one setting, all else equal",

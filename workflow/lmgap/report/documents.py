@@ -14,7 +14,7 @@ HARDEST = 10
 EXCERPT = 80
 
 # The meaning of decades.tsv's and hardest.tsv's columns, one sentence each and in the tables'
-# order, for their Markdown notes and the README.
+# order, for their Markdown notes.
 DECADE_DEFINITIONS = {
     "model": "the model's name, as in perplexity.tsv",
     "split": "the split scored",

@@ -13,7 +13,7 @@ from .cost import read_benchmark
 from .markdown import definition_lines, definitions_rst, markdown_table
 
 # The meaning of gap.tsv's columns, one sentence each and in the table's order, written once: the
-# Markdown note, the report's caption and the README's table are made from it.
+# Markdown note, the report's caption and docs/gap-task.md's table are made from it.
 DEFINITIONS = {
     "split": "the split scored",
     "model": "the model predicting, `blend` (the mixture of every other system) or `unigram`, the "

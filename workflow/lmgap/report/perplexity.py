@@ -23,7 +23,7 @@ FIGURES = [
 INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total", "train_tokens", "parameters"}
 
 # The meaning of every column of perplexity.tsv, one sentence each, written once: the Markdown
-# table's note, the report's caption and the README's table are made from it (`hit_ratio_k` and
+# table's note, the report's caption and docs/tables.md's table are made from it (`hit_ratio_k` and
 # `ngrams_k` stand for every order k).
 DEFINITIONS = {
     "family": "the model's family: `ngram` (KenLM) or `neural` (a causal transformer, `neural` in "
