@@ -64,6 +64,8 @@ def blocks(readme):
 
 def table_rows(path):
     """The first Markdown table of a table file: its header, rule and rows, as text."""
+    if not Path(path).is_file():
+        raise SystemExit(f"{path} does not exist: run `make demo` first (`make readme` runs it)")
     lines = Path(path).read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("|")), None)
     if start is None:
@@ -105,6 +107,8 @@ def main(argv=None):
     parser.add_argument("tables", help="the demo's results/tables folder")
     parser.add_argument("readme", nargs="?", default=REPO / "README.md")
     args = parser.parse_args(argv)
+    if not Path(args.readme).is_file():
+        raise SystemExit(f"{args.readme} does not exist: give the README to write into")
     readme = Path(args.readme).read_text()
     if not blocks(readme):
         raise SystemExit(f"{args.readme} marks no table for make readme")

@@ -62,6 +62,18 @@ def test_a_home_folder_in_a_path_is_expanded():
     assert validate_config({"corpus": {"source": "file:///~x"}}, SCHEMA)["corpus"]["source"] == "file:///~x"
 
 
+def test_a_setting_s_origin_is_the_source_that_gives_it_where_snakemake_merges_mappings(tmp_path):
+    other = tmp_path / "other.yaml"
+    other.write_text("orders: [3, 4]\nlmplz: {temp_dir: /tmp}\n")
+    origins = Origins({"lmplz": {"discount_fallback": True}}, [other])
+    # --config's lmplz mapping is merged into config.yaml's: prune is still config.yaml's.
+    assert origins.of(("lmplz", "prune", 0)) == "config.yaml"
+    assert origins.of(("lmplz", "discount_fallback")) == "--config"
+    assert origins.of(("lmplz", "temp_dir")) == str(other)
+    # A list replaces the whole list: each of its items is the file's.
+    assert origins.of(("orders", 1)) == str(other)
+
+
 def test_each_bad_value_is_named_with_the_file_or_option_it_came_from(tmp_path):
     other = tmp_path / "other.yaml"
     other.write_text("orders: [3, 0]\n")

@@ -6,6 +6,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 import readme_tables
@@ -151,6 +152,8 @@ def test_make_readme_writes_the_demo_s_tables_and_the_check_sets_only_times_asid
         "|---|---:|---:|\n| o3 | 70.00 | 0.6 |\n```\n<!-- make readme: end -->\nOutro\n"
     )
     assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
+    with pytest.raises(SystemExit, match="does not exist: run `make demo` first"):
+        readme_tables.main(["--check", str(tmp_path / "no-demo-yet"), str(readme)])
     assert readme_tables.main([str(tables), str(readme)]) == 0
     written = readme.read_text()
     digest = readme_tables.demo_digest()

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from conftest import demo_corpus, run_pipeline
-from lmgap.ngram.reuse import reusable, training_identity, twin_folder
+from lmgap.ngram.reuse import rebuild_advice, reusable, training_identity, twin_folder
 from lmgap.ngram.run import train
 
 
@@ -87,3 +87,12 @@ def test_a_twin_of_another_text_other_code_or_a_damaged_binary_is_not(twin):
     assert reusable(folder, training_identity(text, [tool], [code], options), False) is None
     (folder / "model.binary").write_bytes(b"\0" * 99)
     assert reusable(folder, identity, False) is None
+
+
+def test_the_fix_for_a_damaged_model_names_the_folder_its_link_points_to(twin):
+    folder, _, _ = twin
+    linked = folder.parent / "o3-fallback/model.binary"
+    linked.parent.mkdir()
+    linked.symlink_to("../o3/model.binary")
+    assert rebuild_advice(linked) == f"if the file is damaged, delete {linked.parent}/ and {folder}/ and run the pipeline again"
+    assert rebuild_advice(folder / "model.binary") == f"if the file is damaged, delete {folder}/ and run the pipeline again"

@@ -134,3 +134,19 @@ def test_a_report_after_a_config_change_and_before_the_run_says_to_run_first(tmp
     # With the config the results were made with, the report is written.
     run_pipeline(work, config, "--report", "results/report.html")
     assert (work / "results/report.html").stat().st_size > 0
+
+
+def test_write_protected_tables_are_named_in_one_line_before_any_job(tmp_path, small):
+    _, config = small
+    work = tmp_path / "work"
+    run_pipeline(work, config)
+    tables = work / "results/tables"
+    # Another order: every table is to be written again, into a folder, then a file, it may not.
+    again = {**config, "orders": [2, 3]}
+    for protected, says in ((tables, "(Permission denied)"), (tables / "perplexity.tsv", "(perplexity.tsv in it is write-protected)")):
+        protected.chmod(0o555 if protected.is_dir() else 0o444)
+        done = run_pipeline(work, again, wrapper=WITHOUT_OVERRIDE, check=False)
+        protected.chmod(0o755 if protected.is_dir() else 0o644)
+        said = done.stdout + done.stderr
+        assert done.returncode != 0 and f"cannot write to {tables.resolve()} {says}" in said, said[-3000:]
+        assert "Traceback" not in said and "Select jobs to execute" not in said

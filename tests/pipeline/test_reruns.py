@@ -213,3 +213,13 @@ def test_turning_discount_fallback_on_and_off_trains_no_model_whose_discounts_lm
     assert cost["o3-fallback"]["train_job_seconds"] == "" and float(cost["o3-fallback"]["lmplz_seconds"]) > 0
     jobs, _ = rerun(work, config)
     assert "train" not in jobs and "query" not in jobs
+    # On again, then the first models deleted: their links are broken, and a dry run plans, as the
+    # run does, to train them.
+    fallback = {**config, "lmplz": {"discount_fallback": True}}
+    rerun(work, fallback)
+    for order in (3, 4):
+        shutil.rmtree(work / f"results/models/o{order}")
+    planned = run_pipeline(work, fallback, "-n")
+    assert planned.stdout.count("rule train:") + planned.stderr.count("rule train:") == 2
+    jobs, _ = rerun(work, fallback)
+    assert jobs["train"] == 2 and not (work / "results/models/o3-fallback/model.binary").is_symlink()

@@ -107,16 +107,17 @@ def place(error):
     return path
 
 
-def _holds(tree, path):
+def _sets(tree, path):
+    """Whether a source's tree gives the value at path: Snakemake merges mappings key by key, and
+    a value of any other kind (a list, say) replaces the whole value below it."""
     if not path:
         return False
     for part in path:
-        if isinstance(tree, dict) and part in tree:
-            tree = tree[part]
-        elif isinstance(tree, list) and isinstance(part, int) and part < len(tree):
-            tree = tree[part]
-        else:
+        if not isinstance(tree, dict):
+            return True
+        if part not in tree:
             return False
+        tree = tree[part]
     return True
 
 
@@ -136,12 +137,10 @@ class Origins:
 
     def of(self, path):
         """The source of the value at a key path (a tuple of keys and list indices)."""
-        # A --config value or a list that --configfile replaced holds the whole key.
-        top = path[:1]
-        if _holds(self.overrides, path) or _holds(self.overrides, top):
+        if _sets(self.overrides, path):
             return "--config"
         for name, tree in reversed(self.files):
-            if _holds(tree, path) or _holds(tree, top):
+            if _sets(tree, path):
                 return name
         return self.default
 

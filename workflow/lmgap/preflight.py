@@ -33,6 +33,19 @@ def check_writable(folders):
             raise cannot_write(folder, err.strerror) from None
 
 
+def check_outputs_writable(folders):
+    """Each of these folders that exists, and each file in it, can be written: Snakemake refuses
+    write-protected outputs at the start with a long traceback. Looked at without writing."""
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            continue
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise cannot_write(folder, "Permission denied")
+        for path in folder.iterdir():
+            if path.is_file() and not os.access(path, os.W_OK):
+                raise cannot_write(folder, f"{path.name} in it is write-protected")
+
+
 def check_records_writable(records=".snakemake"):
     """Snakemake keeps its records of the runs (metadata, locks, logs) in .snakemake/ and fails
     with a long traceback where it cannot write them; looked at without writing anything."""

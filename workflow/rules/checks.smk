@@ -17,6 +17,7 @@ from lmgap.corpus.fetch import (
 )
 from lmgap.preflight import (
     check_neural_stack,
+    check_outputs_writable,
     check_records_writable,
     check_writable,
     corpus_warnings,
@@ -32,11 +33,14 @@ STALE_TABLES = "results/tables/stale"
 PROVENANCE = "results/provenance.json"
 
 
+def report_asked():
+    return any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
+
+
 def report_needs_results():
     """`--report` before any run, or after the config changed and before the run: say to run
     first (Snakemake's own errors name metadata and versions)."""
-    asked = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
-    if not asked:
+    if not report_asked():
         return
     if not Path("results/tables/perplexity.tsv").exists():
         raise WorkflowError(
@@ -153,6 +157,9 @@ def warn(warnings):
 if workflow.is_main_process:
     try:
         check_records_writable()
+        # A report only reads the results (and may be written elsewhere).
+        if not report_asked():
+            check_outputs_writable(["results", "results/tables", "logs"])
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
     locked_by_live_jobs()

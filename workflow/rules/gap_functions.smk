@@ -10,7 +10,7 @@ from lmgap.report.gap import gap_definitions_rst
 
 
 def candidates_runtime(wildcards, input):
-    return 10 + math.ceil(input.size_mb / 20)
+    return 10 + math.ceil(input_mb(input) / 20)
 
 
 def gap_logprobs_mem_mb(wildcards, input):

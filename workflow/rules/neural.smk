@@ -72,7 +72,7 @@ rule score_neural:
         mem_mb=neural_score_mem_mb,
         cpus=CPUS,
         cpus_per_task=CPUS,
-        runtime=lambda wildcards, input: 30 + math.ceil(input.size_mb),
+        runtime=lambda wildcards, input: 30 + math.ceil(input_mb(input)),
     params:
         folder=lambda wildcards: neural_model_dir(wildcards.neural),
         window=lambda wildcards: {

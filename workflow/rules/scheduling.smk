@@ -73,12 +73,19 @@ if MEMORY_BUDGET_MB < LMPLZ_MIN_MB:
     )
 
 
+def input_mb(input):
+    """The size of a job's inputs that exist now. Not Snakemake's input.size_mb, which fails on a
+    model linked from its discount_fallback twin once the twin's folder is gone (the job that
+    links it again has not run yet)."""
+    return sum(os.path.getsize(path) for path in input if os.path.isfile(path)) / 2**20
+
+
 def runtime_per_100_mb(wildcards, input):
     """Reading a model or a text once: query, gap scoring, sampling."""
-    return 10 + math.ceil(input.size_mb / 100)
+    return 10 + math.ceil(input_mb(input) / 100)
 
 
 def loading_mem_mb(input, working_mb):
     """A job that loads a model: about the size of its inputs (the model's file above all) and a
     working set, capped by the budget."""
-    return min(MEMORY_BUDGET_MB, working_mb + int(1.2 * max(input.size_mb, 1)))
+    return min(MEMORY_BUDGET_MB, working_mb + int(1.2 * max(input_mb(input), 1)))

@@ -83,3 +83,14 @@ def reuse(twin, counts, outputs, log):
 def _read_json(path):
     with open(path) as handle:
         return json.load(handle)
+
+
+def rebuild_advice(binary):
+    """How to train a damaged model again: delete its folder, and the twin's when it links there
+    (else the twin's damaged file would be linked again)."""
+    binary = Path(binary)
+    folders = [binary.parent]
+    if binary.is_symlink():
+        folders.append(Path(os.path.normpath(binary.parent / os.readlink(binary))).parent)
+    listed = " and ".join(f"{folder}/" for folder in folders)
+    return f"if the file is damaged, delete {listed} and run the pipeline again"
