@@ -18,20 +18,24 @@ from generate_corpus import generate
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.errors import LmgapError
+from lmgap.processes import process
 from lmgap.ngram.run import train
 
 FULL_DISK_SOURCE = REPO / "tests/data/full_disk.c"
 
 
+def processes_in(workdir):
+    """{pid: argv} of the processes whose working folder is workdir."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        known = process(int(entry))
+        if known and known[2] == str(workdir):
+            found[int(entry)] = known[1]
+    return found
+
+
 def lmplz_running_in(workdir):
-    for entry in os.listdir("/proc"):
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            if cmdline.split(b"\0")[0].endswith(b"lmplz") and os.path.realpath(f"/proc/{entry}/cwd") == str(workdir):
-                return True
-        except (OSError, ValueError):
-            continue
-    return False
+    return any(argv and argv[0].endswith("lmplz") for argv in processes_in(workdir).values())
 
 
 def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_bin):
@@ -147,7 +151,7 @@ def test_a_model_that_outlived_its_killed_run_is_kept_not_trained_again(tmp_path
     run.wait()
     # The train job lives on and finishes its model; nothing of the run is left after it.
     deadline = time.monotonic() + 120
-    while processes_working_in(work):
+    while processes_in(work):
         assert time.monotonic() < deadline, "the killed run's train job never ended"
         time.sleep(0.2)
     binary = work / "results/models/o3-fallback/model.binary"
@@ -157,16 +161,6 @@ def test_a_model_that_outlived_its_killed_run_is_kept_not_trained_again(tmp_path
     assert "rule train:" not in done.stderr and "Forced execution" not in done.stderr
     assert "rule query:" in done.stderr and (work / "results/tables/perplexity.tsv").exists()
     assert (binary.stat().st_ino, binary.stat().st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
-
-
-def processes_working_in(workdir):
-    """Ids of the processes whose working folder is workdir."""
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            if os.path.realpath(f"/proc/{entry}/cwd") == str(workdir):
-                found.append(int(entry))
-    return found
 
 
 def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):
@@ -371,7 +365,7 @@ def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_mode
                            text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # The candidate pass dies as the kernel's out-of-memory killer would kill it.
     deadline = time.monotonic() + 120
-    while not (victim := [pid for pid in processes_working_in(work) if b"gap_candidates.py" in command_of(pid)]):
+    while not (victim := [pid for pid, argv in processes_in(work).items() if any("gap_candidates.py" in arg for arg in argv)]):
         assert run.poll() is None and time.monotonic() < deadline, "the candidate pass never started"
         time.sleep(0.02)
     os.kill(victim[0], signal.SIGKILL)
@@ -383,9 +377,3 @@ def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_mode
     # The rerun does only the gap task.
     rerun = {job["rule"] for job in jobs_started(run_pipeline(work, None))}
     assert {"gap_candidates", "gap_table"} <= rerun and not {"train", "query", "perplexity_table"} & rerun
-
-
-def command_of(pid):
-    with contextlib.suppress(OSError):
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    return b""

@@ -17,6 +17,7 @@ import time
 from base64 import urlsafe_b64encode
 
 from .atomic import atomic_open
+from .processes import is_snakemake_main, process
 
 STARTED = time.monotonic()
 
@@ -38,19 +39,15 @@ def keep_if_orphaned(snakemake, benchmark, log, records=".snakemake"):
 def orphaned(pid=None):
     """Whether no ancestor of this process (or of pid) is a Snakemake process; False where /proc
     cannot tell, so that nothing is done there."""
-    pid = pid or os.getpid()
-    try:
-        while pid > 1:
-            with open(f"/proc/{pid}/stat") as stat:
-                pid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                # `snakemake ...` or `python -m snakemake ...`; not a shell running a job's script,
-                # whose path holds `.snakemake/`.
-                if any(os.path.basename(arg) == b"snakemake" for arg in cmdline.read().split(b"\0")[:3]):
-                    return False
-    except (OSError, ValueError):
-        return False
-    return True
+    found = process(os.getpid() if pid is None else pid)
+    while found is not None:
+        parent = found[0]
+        if parent <= 1:
+            return True
+        found = process(parent)
+        if found is not None and is_snakemake_main(found[1]):
+            return False
+    return False
 
 
 def record_benchmark(path):

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import LmgapError, in_origin
+from .processes import is_snakemake_main, process
 
 # What `neural:` needs in the environment the jobs run in, and how to install it.
 NEURAL_MODULES = ("torch", "transformers", "tokenizers")
@@ -132,7 +133,7 @@ def run_processes(folder):
     processes = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
-            found = _process(int(entry))
+            found = process(int(entry))
             if found:
                 processes[int(entry)] = found
     ours, pid = set(), os.getpid()
@@ -150,35 +151,13 @@ def run_processes(folder):
         grown = bool(children)
     # Paths inside the folder as the user sees them from there.
     commands = {pid: " ".join(processes[pid][1]).replace(folder + "/", "")[:160] for pid in run}
-    mains = sorted(pid for pid in seeds if processes[pid][0] not in run and _is_main(processes[pid][1]))
+    mains = sorted(pid for pid in seeds if processes[pid][0] not in run and is_snakemake_main(processes[pid][1]))
     return commands, mains
-
-
-def _process(pid):
-    """(parent pid, argv, working folder) of a process, or None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            argv = [arg.decode(errors="replace") for arg in handle.read().split(b"\0") if arg]
-        cwd = os.path.realpath(f"/proc/{pid}/cwd")
-    except (OSError, ValueError, IndexError):
-        return None
-    return parent, argv, cwd
-
-
-def _is_main(argv):
-    """Snakemake itself (its console script, or python -m snakemake), not a job's script."""
-    return bool(argv) and (
-        os.path.basename(argv[0]) == "snakemake"
-        or (len(argv) > 1 and os.path.basename(argv[1]) == "snakemake")
-        or argv[1:3] == ["-m", "snakemake"]
-    )
 
 
 def _is_snakemake(argv):
     """Snakemake itself, or the script of one of its jobs (kept under .snakemake/scripts/)."""
-    return _is_main(argv) or any("/.snakemake/scripts/" in arg or arg.startswith(".snakemake/scripts/") for arg in argv)
+    return is_snakemake_main(argv) or any("/.snakemake/scripts/" in arg or arg.startswith(".snakemake/scripts/") for arg in argv)
 
 
 def locked_folder_message(commands, mains, unlocking):
