@@ -126,9 +126,7 @@ def kept_results():
     if GAP["enabled"]:
         systems = gap_systems()
         kept += expand(rules.gap_evaluate.output.metrics, system=systems, split=splits)
-        kept += expand(
-            "results/gap/{system}/{split}/out.tsv", system=systems, split=GAP_SPLITS
-        )
+        kept += expand(SYSTEM_OUT, system=systems, split=GAP_SPLITS)
     return kept
 
 

@@ -124,7 +124,7 @@ rule gap_unigram:
 
 rule gap_evaluate:
     input:
-        out="results/gap/{system}/{split}/out.tsv",
+        out=SYSTEM_OUT,
         candidates=gap_candidates_of,
         fingerprint=model_and_split_fingerprints,
     output:
@@ -218,10 +218,9 @@ rule gap_masked:
 # (lmgap.gap.blend says why not on the held-out ones); the weights are written beside the out.tsv.
 rule gap_blend:
     input:
-        outs=lambda wildcards: [
-            f"results/gap/{system}/{wildcards.split}/out.tsv"
-            for system in blend_members()
-        ],
+        outs=lambda wildcards: expand(
+            SYSTEM_OUT, system=blend_members(), split=wildcards.split
+        ),
         fit=blend_fit_lines,
         fingerprint=model_and_split_fingerprints,
     output:
@@ -251,11 +250,7 @@ rule gap_table:
             system=gap_systems(),
             split=config["eval_splits"],
         ),
-        stats=[
-            gap_stats(system, split)
-            for system in gap_systems()
-            for split in config["eval_splits"]
-        ],
+        stats=expand(SYSTEM_STATS, system=gap_systems(), split=config["eval_splits"]),
         seconds=[path for _, _, path in gap_timings()],
         coverage=expand(
             rules.gap_candidates.output.coverage, split=config["eval_splits"]
@@ -266,11 +261,14 @@ rule gap_table:
             else []
         ),
         submissions=expand(
-            "results/gap/both/{name}/{split}/out.tsv",
-            name=[
-                *GAP_MODELS,
-                *gap_neural_models(),
-                *(["blend"] if blend_wanted() else []),
+            SYSTEM_OUT,
+            system=[
+                f"both/{name}"
+                for name in [
+                    *GAP_MODELS,
+                    *gap_neural_models(),
+                    *(["blend"] if blend_wanted() else []),
+                ]
             ],
             split=GAP_SPLITS,
         ),

@@ -8,6 +8,11 @@ from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
 from lmgap.report.gap import gap_definitions_rst
 
+# Every system's prediction and its summary, whichever rule writes them (gap_predictions,
+# gap_unigram, gap_neural, gap_masked, gap_blend): the one spelling their readers use.
+SYSTEM_OUT = "results/gap/{system}/{split}/out.tsv"
+SYSTEM_STATS = "results/gap/stats/{system}/{split}.json"
+
 
 def candidates_runtime(wildcards, input):
     return 10 + math.ceil(input_mb(input) / 20)
@@ -95,12 +100,6 @@ def gap_systems():
         *(["both/blend"] if blend_wanted() else []),
         "unigram",
     ]
-
-
-def gap_stats(system, split):
-    """Every system's summary of its out.tsv (rules gap_predictions, gap_neural, gap_masked,
-    gap_blend and gap_unigram write it here)."""
-    return f"results/gap/stats/{system}/{split}.json"
 
 
 def gap_table_systems():
