@@ -4,6 +4,7 @@ import csv
 import fcntl
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -33,17 +34,18 @@ def requirements():
     return [line for line in found if line]
 
 
-def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=()):
+def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), repo=REPO):
     """Write config.yaml into workdir (unless config is None) and run the real snakemake there;
     return the finished process.
 
     wrapper: a command that runs snakemake's own command line, for a test that changes its world.
+    repo: the copy of the repository whose workflow runs, for a test that edits it.
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     if config is not None:
         (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
+    cmd = [SNAKEMAKE, "--snakefile", str(Path(repo) / "Snakefile"), "--directory", str(workdir)]
     done = subprocess.run([*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
     if check and done.returncode:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
@@ -80,6 +82,22 @@ def jobs_started(done):
 def jobs_executed(done):
     """{rule: count} of the jobs a real run started."""
     return dict(Counter(job["rule"] for job in jobs_started(done)))
+
+
+def jobs_logged_since(workdir, since_ns):
+    """{rule: count} of the jobs that ran in workdir since since_ns (a time.time_ns()), from the
+    run's own record of them: every job writes its log, logs/RULE/..., when it starts."""
+    logs = Path(workdir) / "logs"
+    written = [path for path in logs.rglob("*") if path.is_file() and path.stat().st_mtime_ns > since_ns]
+    return dict(Counter(path.relative_to(logs).parts[0] for path in written))
+
+
+def copy_of_repository(dest):
+    """The repository's workflow, settings and tests, without what a set-up or a run made: for a
+    test that edits the code."""
+    made = shutil.ignore_patterns(".git", ".venv", "resources", "results", "logs", ".snakemake", "__pycache__")
+    shutil.copytree(REPO, dest, ignore=made)
+    return dest
 
 
 def jobs_run(done):

@@ -7,7 +7,7 @@ import re
 import jsonschema
 import yaml
 
-from .corpus.fetch import is_url
+from .corpus.place import is_url
 from .errors import LmgapError
 from .models import prune_settings
 

@@ -4,7 +4,7 @@ file's name."""
 import sys
 import traceback
 
-from .corpus.fetch import corpus_root
+from .corpus.place import corpus_root
 from .errors import LmgapError
 from .outlived import keep_if_orphaned
 

@@ -17,6 +17,7 @@ rule fetch_corpus:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("fetch_corpus"),
         source=config["corpus"]["source"],
         commit=config["corpus"]["commit"],
         clone_dir=str(CLONE_DIR),
@@ -39,6 +40,7 @@ checkpoint split_fingerprint:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("split_fingerprint"),
         # The gap task's scored splits need UTF-8 gap words: refused here, before any model
         # trains (a changed setting writes the same fingerprint, which reruns nothing).
         scored_for_gaps=lambda wildcards: GAP["enabled"]
@@ -56,6 +58,8 @@ rule corpus_manifest:
         "logs/corpus_manifest/corpus_manifest.log",
     conda:
         "../../envs/python.yaml"
+    params:
+        code=script_code("corpus_manifest"),
     script:
         "../scripts/corpus_manifest.py"
 
@@ -77,6 +81,8 @@ rule rebuild_text:
         cpus_per_task=1,
         # The real corpus's training split (836 MB of text) takes about two minutes.
         runtime=60,
+    params:
+        code=script_code("rebuild_text"),
     script:
         "../scripts/rebuild_text.py"
 
@@ -95,5 +101,7 @@ rule document_years:
         cpus=1,
         cpus_per_task=1,
         runtime=30,
+    params:
+        code=script_code("document_years"),
     script:
         "../scripts/document_years.py"

@@ -1,6 +1,7 @@
 # Where the corpus is read from and which of its files a run needs (rules in corpus.smk).
-from lmgap.corpus.fetch import CLONE_DIR, required_files
-from lmgap.corpus.fetch import corpus_root as lmgap_corpus_root
+from lmgap.corpus.fetch import required_files
+from lmgap.corpus.place import CLONE_DIR
+from lmgap.corpus.place import corpus_root as lmgap_corpus_root
 from lmgap.corpus.rebuild import header_path
 from lmgap.models import SPLIT_TEXT
 

@@ -20,6 +20,7 @@ rule gap_heldout:
         # It reads the training split's in.tsv.xz and expected.tsv, not an input file.
         runtime=30,
     params:
+        code=script_code("gap_heldout"),
         wanted=GAP["heldout_lines"],
     script:
         "../scripts/gap_heldout.py"
@@ -45,6 +46,7 @@ rule gap_candidates:
         cpus_per_task=1,
         runtime=candidates_runtime,
     params:
+        code=script_code("gap_candidates"),
         per_context=GAP["candidates_per_context"],
         frequent=GAP["frequent_words"],
     script:
@@ -71,6 +73,8 @@ rule gap_logprobs:
         cpus=CPUS,
         cpus_per_task=CPUS,
         runtime=runtime_per_100_mb,
+    params:
+        code=script_code("gap_logprobs"),
     script:
         "../scripts/gap_logprobs.py"
 
@@ -94,6 +98,7 @@ rule gap_predictions:
         cpus_per_task=1,
         runtime=30,
     params:
+        code=script_code("gap_predictions"),
         top_k=GAP["top_k"],
     script:
         "../scripts/gap_predictions.py"
@@ -117,6 +122,7 @@ rule gap_unigram:
         cpus_per_task=1,
         runtime=10,
     params:
+        code=script_code("gap_unigram"),
         top_k=GAP["top_k"],
     script:
         "../scripts/gap_unigram.py"
@@ -140,6 +146,7 @@ rule gap_evaluate:
         cpus_per_task=1,
         runtime=30,
     params:
+        code=script_code("gap_evaluate"),
         variant=lambda wildcards: wildcards.system.split("/")[0],
     script:
         "../scripts/gap_evaluate.py"
@@ -173,6 +180,7 @@ rule gap_neural:
         cpus_per_task=CPUS,
         runtime=gap_neural_runtime,
     params:
+        code=script_code("gap_neural"),
         folder=lambda wildcards: neural_model_dir(wildcards.neural),
         max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
         candidates=GAP["neural_candidates"],
@@ -206,6 +214,7 @@ rule gap_masked:
         cpus_per_task=CPUS,
         runtime=gap_neural_runtime,
     params:
+        code=script_code("gap_masked"),
         folder=lambda wildcards: neural_model_dir(wildcards.neural),
         max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
         batch_size=lambda wildcards: NEURAL[wildcards.neural]["batch_size"],
@@ -237,6 +246,7 @@ rule gap_blend:
         cpus_per_task=1,
         runtime=30,
     params:
+        code=script_code("gap_blend"),
         members=blend_members(),
         cross_fit=lambda wildcards: wildcards.split in config["eval_splits"],
     script:
@@ -283,6 +293,7 @@ rule gap_table:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("gap_table"),
         # For the report's caption: the columns' definitions, from their one source.
         definitions=gap_definitions_rst(),
         systems=gap_table_systems(),

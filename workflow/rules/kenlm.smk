@@ -21,6 +21,7 @@ if not config["kenlm"]["bin_dir"]:
             cpus_per_task=2,
             runtime=30,
         params:
+            code=script_code("build_kenlm"),
             version=KENLM_VERSION,
             sha256=KENLM_SHA256,
         script:
@@ -44,6 +45,7 @@ else:
         conda:
             "../../envs/python.yaml"
         params:
+            code=script_code("kenlm_tools"),
             bin_dir=config["kenlm"]["bin_dir"],
         script:
             "../scripts/kenlm_tools.py"
@@ -65,6 +67,7 @@ rule build_kenlm_python:
         cpus_per_task=1,
         runtime=30,
     params:
+        code=script_code("build_kenlm_python"),
         version=KENLM_VERSION,
         sha256=KENLM_SHA256,
     script:

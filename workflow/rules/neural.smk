@@ -18,6 +18,7 @@ rule train_tokenizer:
         cpus_per_task=1,
         runtime=runtime_per_100_mb,
     params:
+        code=script_code("train_tokenizer"),
         vocab_size=lambda wildcards: NEURAL[wildcards.neural]["train"]["vocab_size"],
     script:
         "../scripts/train_tokenizer.py"
@@ -48,6 +49,7 @@ rule train_neural:
         cpus_per_task=CPUS,
         runtime=lambda wildcards: 30 + NEURAL[wildcards.neural]["train"]["steps"] // 10,
     params:
+        code=script_code("train_neural"),
         settings=lambda wildcards: NEURAL[wildcards.neural]["train"],
     script:
         "../scripts/train_neural.py"
@@ -74,6 +76,7 @@ rule score_neural:
         cpus_per_task=CPUS,
         runtime=lambda wildcards, input: 30 + math.ceil(input_mb(input)),
     params:
+        code=script_code("score_neural"),
         folder=lambda wildcards: neural_model_dir(wildcards.neural),
         window=lambda wildcards: {
             key: NEURAL[wildcards.neural][key]

@@ -15,6 +15,7 @@ rule sample_training_text:
         cpus_per_task=1,
         runtime=runtime_per_100_mb,
     params:
+        code=script_code("sample_training_text"),
         fraction=lambda wildcards: float(wildcards.fraction),
     script:
         "../scripts/sample_training_text.py"
@@ -48,6 +49,7 @@ rule train:
         cpus_per_task=2,
         runtime=train_runtime,
     params:
+        code=script_code("train"),
         options=model_options,
         kenlm=kenlm_identity(),
     script:
@@ -75,6 +77,7 @@ rule query:
         cpus_per_task=1,
         runtime=runtime_per_100_mb,
     params:
+        code=script_code("query"),
         options=model_options,
     script:
         "../scripts/query.py"

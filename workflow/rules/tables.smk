@@ -28,6 +28,7 @@ rule perplexity_table:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("perplexity_table"),
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(PERPLEXITY_DEFINITIONS),
         models=sorted(MODELS),
@@ -64,6 +65,7 @@ rule cost_table:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("cost_table"),
         models=MODELS,
         files=cost_files(),
         splits=config["eval_splits"],
@@ -95,6 +97,7 @@ rule comparison_table:
         cpus_per_task=1,
         runtime=30,
     params:
+        code=script_code("comparison_table"),
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(COMPARISON_DEFINITIONS),
         models=MODELS,
@@ -119,6 +122,7 @@ rule provenance:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("provenance"),
         kenlm={
             "version": KENLM_VERSION,
             "sdist_sha256": KENLM_SHA256,
@@ -156,6 +160,7 @@ rule document_tables:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("document_tables"),
         # For the report's captions: the columns' definitions, from their one source.
         decade_definitions=definitions_rst(DECADE_DEFINITIONS),
         hardest_definitions=definitions_rst(HARDEST_DEFINITIONS),
@@ -212,6 +217,7 @@ rule plots:
     conda:
         "../../envs/python.yaml"
     params:
+        code=script_code("plots"),
         trained=NEURAL_TRAINED,
     script:
         "../scripts/plots.py"

@@ -1,6 +1,5 @@
 """Fetch the corpus (a git URL or a local directory), check it and write its manifest."""
 
-import hashlib
 import json
 import lzma
 import os
@@ -13,26 +12,12 @@ from urllib.parse import urlparse
 
 from ..atomic import temporary_sibling, write_json
 from ..errors import LmgapError, in_origin
+from ..files import count_newlines, head_commit, sha256
+from .place import is_url
 from .rebuild import header_path, split_columns, year_column
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
-
-
-CLONE_DIR = Path("resources/corpus/clone")
-
-
-def is_url(source):
-    """True for git URLs (scheme://...), false for local directories."""
-    return "://" in source
-
-
-def corpus_root(corpus):
-    """Where the corpus files are, from the `corpus` config: the clone for git URLs and pinned
-    commits, else the local folder itself."""
-    if is_url(corpus["source"]) or corpus["commit"]:
-        return CLONE_DIR
-    return Path(corpus["source"])
 
 
 def split_files(split):
@@ -106,30 +91,6 @@ def clone(source, commit, dest, log):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def head_commit(root):
-    """The commit a git work tree is at, or None for a plain directory."""
-    if not (Path(root) / ".git").exists():
-        return None
-    done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True
-    )
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def sha256(path):
-    """Hex sha256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def count_newlines(handle):
-    """The line ends in a binary stream, read in blocks."""
-    return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
 
 
 def describe_file(path):

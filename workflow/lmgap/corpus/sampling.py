@@ -4,7 +4,7 @@ nested, so the 1% sample lies inside the 10% sample, which lies inside the whole
 import numpy as np
 
 from ..atomic import atomic_open
-from .fetch import count_newlines
+from ..files import count_newlines
 
 # Every run draws the same keys: a model of a fraction is the same model on every machine.
 SEED = 20261121

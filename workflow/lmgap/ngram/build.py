@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from ..atomic import atomic_path, write_json
-from ..corpus.fetch import sha256 as file_sha256
+from ..files import sha256 as file_sha256
 from ..errors import LmgapError, in_origin
 
 TOOLS = ("lmplz", "query", "build_binary")

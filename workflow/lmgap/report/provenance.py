@@ -5,7 +5,7 @@ import platform
 from importlib import metadata
 
 from ..atomic import write_json
-from ..corpus.fetch import sha256
+from ..files import sha256
 
 
 def write_provenance(out_path, manifest_path, tools, kenlm, experiment, snakemake_version):

@@ -1,0 +1,112 @@
+"""A result follows the code that made it: an edit to a module reruns the jobs whose scripts import
+it, directly or through other modules, and what depends on their outputs; a touch reruns nothing.
+Each case edits a copy of the repository and reruns a copy of one finished run with it; which jobs
+ran is read from the run's own logs."""
+
+import shutil
+import time
+
+import pytest
+
+from conftest import copy_of_repository, demo_corpus, jobs_logged_since, run_pipeline
+
+# A change to what a module does that changes no result: the jobs that run it must run again all
+# the same (Snakemake cannot know it changes nothing).
+EDIT = "\nEDITED_BY_A_TEST = True\n"
+# Every job of the finished run, by rule: orders 3, the gap task and one small neural model.
+CORPUS = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1}
+TABLES = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
+# Every code change is recorded: the provenance record names the workflow's code.
+RECORD = {"provenance": 1}
+# Gap scoring: both contexts and the left alone for o3, the neural rescoring, the blend and the
+# baseline.
+EVALUATE = {"gap_evaluate": 5}
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory, kenlm_bin):
+    root = tmp_path_factory.mktemp("code")
+    demo_corpus(root / "corpus", seed=9, train_sentences=800, dev_sentences=60)
+    config = {
+        "corpus": {"source": "../corpus"},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "neural": {"small": {"train": {"layers": 1, "width": 16, "heads": 2, "context": 32, "vocab_size": 300,
+                                       "steps": 5, "batch_size": 4}}},
+    }
+    run_pipeline(root / "work", config)
+    return root
+
+
+@pytest.fixture
+def rerun_edited(finished_run, tmp_path):
+    """rerun_edited(module, text): a copy of the finished run rerun by a copy of the repository in
+    which workflow/MODULE ends with text; the jobs that ran, by rule, the run's working folder and
+    the repository's copy."""
+
+    def rerun(module, text=EDIT):
+        shutil.copytree(finished_run, tmp_path / "run", symlinks=True)
+        repo = copy_of_repository(tmp_path / "repo")
+        path = repo / "workflow" / module
+        path.write_text(path.read_text() + text)
+        since = time.time_ns()
+        run_pipeline(tmp_path / "run/work", None, repo=repo)
+        return jobs_logged_since(tmp_path / "run/work", since), tmp_path / "run/work", repo
+
+    return rerun
+
+
+def test_an_edit_to_the_tables_code_reruns_the_tables_that_import_it_and_no_model(rerun_edited):
+    # perplexity_table, cost_table and gap_table import it; the comparison and the plots read
+    # perplexity.tsv.
+    ran, run, repo = rerun_edited("lmgap/report/perplexity.py")
+    assert ran == {"perplexity_table": 1, "cost_table": 1, "gap_table": 1, "comparison_table": 1, "plots": 1, **RECORD}
+
+
+def test_an_edit_to_the_gap_metric_rescores_every_prediction_and_predicts_none_again(rerun_edited):
+    # GEval's arithmetic: every system's scores, the blend's fit and the neural rescoring (which
+    # computes its n-gram base's share with it), then the gap table.
+    ran, _, _ = rerun_edited("lmgap/gap/geval.py")
+    assert ran == {**EVALUATE, "gap_blend": 1, "gap_neural": 1, "gap_table": 1, **RECORD}
+
+
+def test_an_edit_to_the_neural_window_rescores_the_neural_model_without_training_it(rerun_edited):
+    ran, _, _ = rerun_edited("lmgap/neural/window.py")
+    assert ran == {
+        "score_neural": 1, "gap_neural": 1, "gap_evaluate": 2, "gap_blend": 1, "gap_table": 1,
+        **TABLES, **RECORD,
+    }
+
+
+def test_an_edit_to_the_training_code_retrains_and_redoes_what_the_models_feed(rerun_edited):
+    ran, _, _ = rerun_edited("lmgap/ngram/run.py")
+    # run.py trains and queries: the model, its scores and every gap prediction made from it.
+    assert ran == {
+        "train": 1, "query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_neural": 1, "gap_blend": 1,
+        "gap_evaluate": 4, "gap_table": 1, **TABLES, **RECORD,
+    }
+
+
+def test_an_edit_to_the_fetch_refetches_and_redoes_nothing_the_same_bytes_feed(rerun_edited):
+    # The fetch brings the same files: their fingerprints stop it there.
+    ran, _, _ = rerun_edited("lmgap/corpus/fetch.py")
+    assert ran == {**CORPUS, **RECORD}
+
+
+def test_a_comment_is_an_edit_too(rerun_edited):
+    # Content is what counts: the digest does not tell comments from code.
+    ran, _, _ = rerun_edited("lmgap/report/markdown.py", "\n# a comment\n")
+    assert ran["perplexity_table"] == 1 and "train" not in ran
+
+
+def test_touching_every_file_reruns_nothing(finished_run, tmp_path):
+    # As a checkout of another branch and back, or a copy without its dates, does.
+    shutil.copytree(finished_run, tmp_path / "run", symlinks=True)
+    repo = copy_of_repository(tmp_path / "repo")
+    since = time.time_ns()
+    for path in [*repo.rglob("*"), *(tmp_path / "run/work").glob("*.yaml")]:
+        if path.is_file():
+            path.touch()
+    done = run_pipeline(tmp_path / "run/work", None, repo=repo)
+    assert jobs_logged_since(tmp_path / "run/work", since) == {}
+    assert "Nothing to be done" in done.stdout + done.stderr

@@ -1,0 +1,42 @@
+"""Reading what lies on disk: a file's sha256 and line ends, read in blocks, and the commit a git
+work tree is at."""
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+
+def sha256(path):
+    """Hex sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def count_newlines(handle):
+    """The line ends in a binary stream, read in blocks."""
+    return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+
+
+def head_commit(root):
+    """The commit a git work tree is at, or None for a plain directory (or without git)."""
+    done = _git(root, "rev-parse", "HEAD")
+    return done.stdout.strip() if done and done.returncode == 0 else None
+
+
+def uncommitted_changes(root):
+    """Whether a git work tree's tracked files differ from its commit (None for a plain directory)."""
+    done = _git(root, "status", "--porcelain", "--untracked-files=no")
+    return bool(done.stdout.strip()) if done and done.returncode == 0 else None
+
+
+def _git(root, *args):
+    # Only the work tree's own repository: a plain folder inside another one is no checkout.
+    if not (Path(root) / ".git").exists():
+        return None
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    except OSError:
+        return None

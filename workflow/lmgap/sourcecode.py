@@ -1,0 +1,131 @@
+"""The code a job runs, by content: its script and every lmgap module the script imports, directly
+or through other lmgap modules. A rule passes its script's digest as a parameter, and Snakemake
+reruns a job whose parameters changed: an edit reruns the jobs whose code it changes, while a
+touch, or a checkout that restores the same bytes, changes no digest and reruns nothing.
+
+The digest is of the files' bytes: any edit to a module, a comment's too, reruns every job that
+imports it."""
+
+import ast
+import hashlib
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+# workflow/: the rules, the scripts and the package. Digests name files relative to it, so that
+# where a checkout lies changes none of them.
+WORKFLOW = Path(__file__).resolve().parent.parent
+
+
+def script_code(name, workflow=WORKFLOW):
+    """The digest of workflow/scripts/NAME.py and the lmgap modules it runs."""
+    workflow = Path(workflow).resolve()
+    return files_digest(code_files(workflow / "scripts" / f"{name}.py", workflow), workflow)
+
+
+def package_code(workflow=WORKFLOW):
+    """The digest of the workflow's code (its rules, scripts and lmgap modules): which code a run
+    had, for its record."""
+    workflow = Path(workflow).resolve()
+    files = [
+        *sorted((workflow / "rules").glob("*.smk")),
+        *sorted((workflow / "scripts").glob("*.py")),
+        *sorted((workflow / "lmgap").rglob("*.py")),
+    ]
+    return files_digest(files, workflow)
+
+
+def lmgap_version(workflow=WORKFLOW):
+    """The version pyproject.toml gives the package."""
+    with open(Path(workflow).parent / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["project"]["version"]
+
+
+def code_files(script, workflow=WORKFLOW):
+    """The script and every lmgap module it imports, directly or not, with the packages'
+    __init__.py files that importing them runs."""
+    found, pending = set(), [Path(script).resolve()]
+    while pending:
+        path = pending.pop()
+        if path not in found:
+            found.add(path)
+            pending.extend(_imported(path, Path(workflow).resolve(), _stamp(path)))
+    return sorted(found)
+
+
+def files_digest(paths, root):
+    """sha256 over each file's name (relative to root) and bytes; 16 hex digits."""
+    digest = hashlib.sha256()
+    for path in paths:
+        path = Path(path).resolve()
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest.update(f"{path.relative_to(root).as_posix()}\0{content}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def _stamp(path):
+    """What the cache below knows a file's version by: a parse reads each file once, and a process
+    that edits one (a test) reads it again."""
+    info = path.stat()
+    return info.st_mtime_ns, info.st_size
+
+
+@lru_cache(maxsize=None)
+def _imported(path, workflow, stamp):
+    """The lmgap module files that a file imports anywhere in it (a function's late import too)."""
+    module = _module_name(path, workflow)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.update(_module_files(alias.name, workflow))
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, module, path)
+            if base is None:
+                continue
+            found.update(_module_files(base, workflow))
+            # `from lmgap.ngram import run` imports a module; `from .atomic import write_json` a name.
+            for alias in node.names:
+                if _module_path(f"{base}.{alias.name}", workflow):
+                    found.update(_module_files(f"{base}.{alias.name}", workflow))
+    return frozenset(found)
+
+
+def _module_name(path, workflow):
+    """lmgap.ngram.run for workflow/lmgap/ngram/run.py; None for a script."""
+    if workflow / "lmgap" not in path.parents:
+        return None
+    parts = path.relative_to(workflow).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node, module, path):
+    """The absolute name of what `from ... import` imports from (None for a script's relative
+    import, which cannot reach lmgap)."""
+    if not node.level:
+        return node.module
+    if module is None:
+        return None
+    # A module's package is its name less its last part; a package's __init__.py is the package.
+    package = module.split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    package = package[: len(package) - (node.level - 1)]
+    return ".".join([*package, *([node.module] if node.module else [])])
+
+
+def _module_path(name, workflow):
+    base = workflow.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_files(name, workflow):
+    """The files that importing lmgap module `name` runs: its own and its packages' __init__.py."""
+    if name is None or name.split(".")[0] != "lmgap":
+        return set()
+    parts = name.split(".")
+    paths = (_module_path(".".join(parts[:end]), workflow) for end in range(1, len(parts) + 1))
+    return {path for path in paths if path is not None}
