@@ -3,12 +3,14 @@ it, directly or through other modules, and what depends on their outputs; a touc
 Each case edits a copy of the repository and reruns a copy of one finished run with it; which jobs
 ran is read from the run's own logs."""
 
+import json
 import shutil
 import time
 
 import pytest
 
 from conftest import copy_of_repository, demo_corpus, jobs_logged_since, run_pipeline
+from lmgap.sourcecode import package_code
 
 # A change to what a module does that changes no result: the jobs that run it must run again all
 # the same (Snakemake cannot know it changes nothing).
@@ -61,6 +63,10 @@ def test_an_edit_to_the_tables_code_reruns_the_tables_that_import_it_and_no_mode
     # perplexity.tsv.
     ran, run, repo = rerun_edited("lmgap/report/perplexity.py")
     assert ran == {"perplexity_table": 1, "cost_table": 1, "gap_table": 1, "comparison_table": 1, "plots": 1, **RECORD}
+    # The record names the edited code, which is no git checkout.
+    made = json.loads((run / "results/provenance.json").read_text())["lmgap"]
+    assert made["code"] == package_code(repo / "workflow") != package_code()
+    assert made["commit"] is None and made["uncommitted_changes"] is None
 
 
 def test_an_edit_to_the_gap_metric_rescores_every_prediction_and_predicts_none_again(rerun_edited):

@@ -8,6 +8,7 @@ import lzma
 import math
 import re
 import subprocess
+import tomllib
 
 import pytest
 import yaml
@@ -16,6 +17,7 @@ import hand_recipe
 from conftest import REPO, read_table, run_pipeline
 from lmgap.record import kenlm_perplexities
 from lmgap.report import plots as drawing
+from lmgap.sourcecode import package_code
 from generate_corpus import MarkovSource, write_corpus
 
 def test_kenlm_build_has_the_configured_maximum_order(kenlm_bin):
@@ -99,6 +101,14 @@ def test_two_clean_runs_give_identical_tables_and_a_provenance_record(demo_run, 
     assert record["corpus"]["files"]["train/in.tsv.xz"]["sha256"] == hashlib.sha256(train.read_bytes()).hexdigest()
     lmplz = (kenlm_bin / "lmplz").read_bytes()
     assert record["kenlm"]["tools_sha256"]["lmplz"] == hashlib.sha256(lmplz).hexdigest()
+    # The code that made them: lmgap's version, the digest of its code, this checkout's commit.
+    with open(REPO / "pyproject.toml", "rb") as handle:
+        assert record["lmgap"]["version"] == tomllib.load(handle)["project"]["version"]
+    assert record["lmgap"]["code"] == package_code()
+    git = ["git", "-C", str(REPO)]
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    changed = subprocess.run([*git, "diff", "HEAD", "--quiet"]).returncode == 1
+    assert (record["lmgap"]["commit"], record["lmgap"]["uncommitted_changes"]) == (head, changed)
 
 
 def benchmark_row(path):
@@ -247,6 +257,9 @@ def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
     done = run_pipeline(work, yaml.safe_load((work / "config.yaml").read_text()), "--report", "results/report.html")
     assert "Report created" in done.stderr
     html = (work / "results/report.html").read_text()
+    # Its opening names the code that made the results, from their provenance record.
+    made = json.loads((work / "results/provenance.json").read_text())["lmgap"]
+    assert f"made by lmgap {made['version']} (code {made['code']}) at git commit {made['commit'][:12]}" in html
     embedded = set(re.findall(r"data:(image/png|text/tab-separated-values);charset=utf8;filename=([\w.]+);base64", html))
     assert {name for kind, name in embedded if kind == "image/png"} == {f"{plot}.png" for plot in plots}
     assert {name for kind, name in embedded if kind != "image/png"} == {

@@ -10,7 +10,7 @@ from lmgap.neural.settings import neural_models
 from lmgap.scriptio import BENCHMARKS
 # Each rule's params give its script's code by content (`code=script_code(rule)`): an edit reruns
 # the jobs it changes, a touch none (the profile leaves out Snakemake's script-date trigger).
-from lmgap.sourcecode import script_code
+from lmgap.sourcecode import lmgap_version, package_code, script_code
 
 # The experiment: the config, checked, and the models, splits and gap systems it asks for. Each
 # family's input functions and job sizes live beside its rules; local scheduling in scheduling.smk.

@@ -129,11 +129,18 @@ rule provenance:
             "max_orders": KENLM_BUILDS,
             "bin_dir": config["kenlm"]["bin_dir"],
         },
+        # Which code made the results: its version and digest (the job adds the git commit).
+        lmgap={"version": lmgap_version(), "code": package_code()},
         tools=list(every_kenlm_tool()),
         # What the results depend on; lmplz.temp_dir and the memory budget change no result.
         experiment=experiment_settings(),
     script:
         "../scripts/provenance.py"
+
+
+# The report's opening (workflow/report/workflow.rst) names the code that made the results, from
+# their provenance record: Snakemake renders it with the config alone.
+config["made_by"] = made_by(rules.provenance.output.provenance)
 
 
 rule document_tables:

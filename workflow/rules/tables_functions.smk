@@ -5,6 +5,7 @@ from lmgap.report.cost import DEFINITIONS as COST_DEFINITIONS
 from lmgap.report.documents import DECADE_DEFINITIONS, HARDEST_DEFINITIONS
 from lmgap.report.markdown import definitions_rst
 from lmgap.report.perplexity import DEFINITIONS as PERPLEXITY_DEFINITIONS
+from lmgap.report.provenance import made_by
 
 
 def scored_outputs(kind):

@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 import snakemake as snakemake_package
 
-from lmgap.report.provenance import write_provenance
+from lmgap.report.provenance import checkout, write_provenance
 from lmgap.scriptio import run
 
 run(
@@ -16,8 +16,11 @@ run(
         snakemake.output.provenance,
         snakemake.input.manifest,
         dict(zip(snakemake.params.tools, snakemake.input.tools)),
-        snakemake.params.kenlm,
-        snakemake.params.experiment,
-        snakemake_package.__version__,
+        dict(snakemake.params.items()),
+        {
+            # The checkout this workflow's code is in (not the working folder's).
+            "checkout": checkout(Path(snakemake.scriptdir).resolve().parents[1]),
+            "snakemake": snakemake_package.__version__,
+        },
     ),
 )

@@ -1,27 +1,52 @@
-"""Record what a run used: the KenLM tools, the corpus manifest and the experiment's config."""
+"""Record what a run used: the code, the KenLM tools, the corpus manifest and the experiment's
+config."""
 
 import json
 import platform
 from importlib import metadata
 
 from ..atomic import write_json
-from ..files import sha256
+from ..files import head_commit, sha256, uncommitted_changes
 
 
-def write_provenance(out_path, manifest_path, tools, kenlm, experiment, snakemake_version):
-    """One JSON file beside the tables; its content changes only when the inputs do."""
+def write_provenance(out_path, manifest_path, tools, settings, versions):
+    """One JSON file beside the tables. settings: the experiment, KenLM's build and lmgap's code
+    (version and digest), as the rule passes them; versions: the checkout's git state (see
+    checkout) and Snakemake's version, read by the job."""
     with open(manifest_path) as handle:
         corpus = json.load(handle)
+    kenlm = settings["kenlm"]
     record = {
-        "experiment": experiment,
+        "experiment": settings["experiment"],
         "corpus": corpus,
+        "lmgap": {**settings["lmgap"], **versions["checkout"]},
         "kenlm": {**kenlm, "tools_sha256": {name: sha256(path) for name, path in sorted(tools.items())}},
-        "snakemake": snakemake_version,
+        "snakemake": versions["snakemake"],
         "python": platform.python_version(),
         # What the neural models were trained and scored with.
         "packages": {name: _version(name) for name in ("torch", "transformers", "tokenizers")},
     }
     write_json(record, out_path)
+
+
+def checkout(root):
+    """The git commit of the checkout at root and whether its tracked files differ from it (None
+    and None outside a git checkout)."""
+    return {"commit": head_commit(root), "uncommitted_changes": uncommitted_changes(root)}
+
+
+def made_by(path):
+    """What a provenance record says made the results, in a phrase (None before the first run)."""
+    try:
+        with open(path) as handle:
+            lmgap = json.load(handle)["lmgap"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    phrase = f"lmgap {lmgap['version']} (code {lmgap['code']})"
+    if lmgap.get("commit"):
+        changes = " with uncommitted changes" if lmgap.get("uncommitted_changes") else ""
+        phrase += f" at git commit {lmgap['commit'][:12]}{changes}"
+    return phrase
 
 
 def _version(package):
