@@ -66,7 +66,8 @@ demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
 	  'neural={"small": {"train": {"steps": 300}}}'
 
 # For developers: the demo, then its tables written into the README's marked blocks, stamped with
-# a digest of the code that made them (a test fails when the README's stamp is not the code's).
+# a digest of what they come from (a test fails when the README's stamp is not the code's; see
+# docs/layout.md).
 readme: demo
 	$(VENV)/bin/python tests/readme_tables.py results/tables README.md
 

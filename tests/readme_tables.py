@@ -8,10 +8,13 @@ Each such table sits in the README between two marks:
     ```
     <!-- make readme: end -->
 
-`make readme` runs the demo and writes each marked table from the demo's file, with a digest of
-every file that decides what the demo computes (the code, the config, the corpus generator, the
-pinned packages). A README whose digest is not the current one is behind the code: the test says
-so, and `make readme` brings it up to date.
+`make readme` runs the demo and writes each marked table from the demo's file, stamped with a
+digest of what decides it: the code of every job the README's tables come from (found in the
+workflow's rule graph), the rules, the demo's settings (config.yaml's values and the Makefile's
+demo command), the corpus generator and the pinned packages. Code is digested by its tokens,
+comments aside, so a comment-only edit, or an edit to code no README table comes from (the
+comparison table's, say), leaves the stamp as it is; any other edit to what the tables come from
+makes the test fail until `make readme` shows what the code now makes.
 
     python tests/readme_tables.py TABLES_DIR [README]           write the tables in
     python tests/readme_tables.py --check TABLES_DIR [README]   compare, timing cells aside
@@ -19,17 +22,24 @@ so, and `make readme` brings it up to date.
 
 import argparse
 import hashlib
-import os
+import io
+import json
 import re
+import shlex
+import subprocess
 import sys
+import tempfile
+import tokenize
+import tomllib
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parent.parent
-# What the demo's tables depend on, besides the packages' code that the pins name.
-DEMO_INPUTS = [
-    "Snakefile", "config.yaml", "Makefile", "pyproject.toml", "requirements.txt", "requirements-kenlm.txt",
-    "profiles/default", "envs", "workflow", "benchmarks/generate_corpus.py",
-]
+sys.path.insert(0, str(REPO / "workflow"))
+from lmgap.sourcecode import code_files  # noqa: E402
+
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 # Columns whose cells are times, which no two runs share.
 TIMING_COLUMNS = {"Time (s)"}
 BLOCK = re.compile(
@@ -39,22 +49,61 @@ BLOCK = re.compile(
 )
 
 
-def demo_digest(root=REPO):
-    """sha256 over the paths and bytes of every file the demo's results depend on."""
-    digest = hashlib.sha256()
-    for name in DEMO_INPUTS:
-        path = root / name
-        files = [path] if path.is_file() else sorted(
-            Path(folder) / file
-            for folder, folders, names in os.walk(path)
-            for file in names
-            if not file.startswith(".") and not file.endswith(".pyc")
+def demo_digest(root=REPO, rules=None):
+    """sha256 over what decides the README's tables (see the module's text); rules: the rules they
+    come from (table_rules, found again when not given)."""
+    root = Path(root)
+    rules = table_rules(root) if rules is None else rules
+    workflow = root / "workflow"
+    parts = [f"rule {rule}: {_code(code_files(workflow / 'scripts' / f'{rule}.py', workflow), root)}" for rule in rules]
+    parts.append(_code([root / "Snakefile", *sorted((workflow / "rules").glob("*.smk"))], root))
+    parts.append(json.dumps(yaml.safe_load((root / "config.yaml").read_text()), sort_keys=True))
+    parts += [shlex.join(demo_command(root)), generator_command(root)]
+    parts.append(_code([root / "benchmarks/generate_corpus.py"], root))
+    for name in ("requirements.txt", "requirements-kenlm.txt"):
+        parts += [line.split("#")[0].strip() for line in (root / name).read_text().splitlines()]
+    with open(root / "pyproject.toml", "rb") as handle:
+        parts.append(json.dumps(tomllib.load(handle)["project"], sort_keys=True))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def table_rules(root=REPO):
+    """The rules whose jobs the README's marked tables come from, in the demo's rule graph."""
+    tables = [table for table, _, _ in blocks((Path(root) / "README.md").read_text())]
+    command = demo_command(root)
+    with tempfile.TemporaryDirectory() as work:
+        (Path(work) / "config.yaml").write_bytes((Path(root) / "config.yaml").read_bytes())
+        done = subprocess.run(
+            [SNAKEMAKE, "--snakefile", str(Path(root) / "Snakefile"), "--directory", work, "--rulegraph", "dot",
+             *command[command.index("--config"):], "--", *(f"results/tables/{table}" for table in tables)],
+            capture_output=True, text=True,
         )
-        for file in files:
-            if "__pycache__" in file.parts:
-                continue
-            digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
+    if done.returncode:
+        raise SystemExit(f"snakemake could not draw the demo's rule graph:\n{done.stderr[-3000:]}")
+    return sorted(set(re.findall(r'\[label = "(\w+)"', done.stdout)))
+
+
+def demo_command(root=REPO):
+    """The snakemake command line `make demo` runs, as arguments (its --cores as the README has it)."""
+    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", (Path(root) / "Makefile").read_text(), flags=re.M).group(1)
+    command = " ".join(line.strip().rstrip("\\").strip() for line in recipe.splitlines())
+    return shlex.split(command.replace("$(VENV)/bin/", "").replace("$(CORES)", "8"))
+
+
+def generator_command(root=REPO):
+    """The command that writes the demo's corpus, as the Makefile gives it."""
+    return re.search(r"^\t.*generate_corpus\.py.*$", (Path(root) / "Makefile").read_text(), flags=re.M).group(0).strip()
+
+
+def _code(paths, root):
+    """The files' names and tokens, comments and blank lines aside (what they run)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(f"{Path(path).relative_to(root)}\0".encode())
+        for token in tokenize.tokenize(io.BytesIO(Path(path).read_bytes()).readline):
+            if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
+                digest.update(f"{token.type} {token.string}\0".encode())
+    return digest.hexdigest()
 
 
 def blocks(readme):

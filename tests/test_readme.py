@@ -3,6 +3,7 @@ names exists: each is read out of them and looked up in the repository, the conf
 command's parser, Snakemake's own options and the rules."""
 
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 import yaml
 
 import readme_tables
-from conftest import REPO, SNAKEMAKE
+from conftest import REPO, SNAKEMAKE, copy_of_repository
 
 README = (REPO / "README.md").read_text()
 # The README and the pages it links, where things are named too.
@@ -120,10 +121,7 @@ def test_every_rule_the_readme_names_exists():
 
 
 def test_the_demo_command_the_readme_gives_is_the_one_make_demo_runs():
-    makefile = (REPO / "Makefile").read_text()
-    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
-    command = " ".join(line.strip().rstrip("\\").strip() for line in recipe.splitlines())
-    command = command.replace("$(VENV)/bin/", "").replace("$(CORES)", "8")
+    command = shlex.join(readme_tables.demo_command())
     assert command.startswith("snakemake --cores 8 --config ")
     assert f"`{command}`" in README
 
@@ -168,16 +166,35 @@ def test_make_readme_writes_the_demo_s_tables_and_the_check_sets_only_times_asid
     assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
 
 
-def test_the_demo_digest_follows_the_code(tmp_path):
-    for name in readme_tables.DEMO_INPUTS:
-        assert (REPO / name).exists(), name
-    copy = tmp_path / "copy"
-    for name in ("workflow/lmgap/models.py", "config.yaml"):
-        (copy / name).parent.mkdir(parents=True, exist_ok=True)
-        (copy / name).write_bytes((REPO / name).read_bytes())
-    before = readme_tables.demo_digest(copy)
-    (copy / "workflow/lmgap/models.py").write_text((REPO / "workflow/lmgap/models.py").read_text() + "\n# edited\n")
-    assert readme_tables.demo_digest(copy) != before
+def test_the_demo_stamp_follows_what_the_readme_s_tables_come_from(tmp_path):
+    # In a copy of the repository: what the tables come from, by the rule graph of the demo.
+    copy = copy_of_repository(tmp_path / "copy")
+    rules = readme_tables.table_rules(copy)
+    assert {"train", "query", "perplexity_table", "gap_evaluate", "gap_blend", "gap_table"} <= set(rules)
+    assert not {"cost_table", "comparison_table", "document_tables", "plots", "provenance"} & set(rules)
+    stamp = readme_tables.demo_digest(copy, rules)
+    assert stamp == readme_tables.demo_digest(REPO, rules)
+
+    def edited(name, text):
+        path = copy / name
+        before = path.read_text()
+        path.write_text(text(before))
+        try:
+            return readme_tables.demo_digest(copy, rules)
+        finally:
+            path.write_text(before)
+
+    # A comment, or code no README table comes from, leaves the stamp; code they come from, a
+    # setting, the demo's command or the generator does not.
+    assert edited("workflow/lmgap/gap/geval.py", lambda text: text + "\n# why, said again\n") == stamp
+    assert edited("workflow/lmgap/report/comparison.py", lambda text: text + "\nSTEP = 1\n") == stamp
+    assert edited("config.yaml", lambda text: text + "\n# a note\n") == stamp
+    assert edited("workflow/lmgap/gap/geval.py", lambda text: text + "\nSTEP = 1\n") != stamp
+    assert edited("workflow/lmgap/corpus/rebuild.py", lambda text: text.replace('"""', '"""Now: ', 1)) != stamp
+    assert edited("workflow/rules/gap.smk", lambda text: text.replace("top_k=GAP", "top_k=1 + GAP", 1)) != stamp
+    assert edited("config.yaml", lambda text: text.replace("top_k: ", "top_k: 1", 1)) != stamp
+    assert edited("Makefile", lambda text: text.replace('"steps": 300', '"steps": 301')) != stamp
+    assert edited("benchmarks/generate_corpus.py", lambda text: text + "\nSTEP = 1\n") != stamp
 
 
 # The README's sections whose every bullet claims what a run does, and so names its test.
