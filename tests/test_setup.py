@@ -1,15 +1,14 @@
 """The set-up a fresh machine runs: public pins only, the neural stack only where it is needed,
-and a clear word when a config asks for neural models without it."""
+and a clear word when a neural job runs without it."""
 
 import re
 import subprocess
-from importlib import util
+from types import SimpleNamespace
 
 import pytest
 
 from conftest import REPO, requirements
-from lmgap import preflight
-from lmgap.errors import LmgapError
+from lmgap.scriptio import run
 
 
 def planned(target):
@@ -40,12 +39,20 @@ def test_every_pin_is_a_public_release():
         assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*( --hash=sha256:[0-9a-f]{64})?", pin), pin
 
 
-def test_neural_models_without_their_packages_are_refused_with_the_install_command(monkeypatch):
-    preflight.check_neural_stack(["small"])  # installed here: nothing to say
-    real = util.find_spec
-    monkeypatch.setattr(preflight.importlib.util, "find_spec", lambda name: None if name == "torch" else real(name))
-    preflight.check_neural_stack([])  # no neural model asked for: nothing needed
-    with pytest.raises(LmgapError) as err:
-        preflight.check_neural_stack(["small"])
-    assert "neural: in config.yaml asks for small, but torch is not installed" in str(err.value)
-    assert "make setup-neural" in str(err.value) and "pip install -e '.[neural]'" in str(err.value)
+def test_a_neural_job_without_its_packages_names_the_install_command(tmp_path, capsys):
+    job = SimpleNamespace(log=[str(tmp_path / "job.log")], rule="train_tokenizer")
+
+    def needs_torch(log):
+        import torch_is_not_installed_here  # noqa: F401
+
+    with pytest.raises(ModuleNotFoundError):
+        run(job, needs_torch)
+
+    def needs_tokenizers(log):
+        raise ModuleNotFoundError("No module named 'tokenizers'", name="tokenizers")
+
+    with pytest.raises(SystemExit):
+        run(job, needs_tokenizers)
+    said = capsys.readouterr().err
+    assert "lmgap error in rule train_tokenizer: tokenizers is not installed" in said
+    assert "make setup-neural" in said and "pip install -e '.[neural]'" in said and "set neural: {}" in said

@@ -1,8 +1,6 @@
 """Interrupted runs finish on the next try; configured values never reach a shell."""
 
-import contextlib
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -10,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import yaml
 
@@ -18,24 +17,17 @@ from generate_corpus import generate
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.errors import LmgapError
-from lmgap.processes import process
 from lmgap.ngram.run import train
 
 FULL_DISK_SOURCE = REPO / "tests/data/full_disk.c"
 
 
-def processes_in(workdir):
-    """{pid: argv} of the processes whose working folder is workdir."""
-    found = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        known = process(int(entry))
-        if known and known[2] == str(workdir):
-            found[int(entry)] = known[1]
-    return found
-
-
-def lmplz_running_in(workdir):
-    return any(argv and argv[0].endswith("lmplz") for argv in processes_in(workdir).values())
+def running_in(workdir, program):
+    """The ids of the processes in workdir whose command line names program."""
+    return [
+        process.pid for process in psutil.process_iter(["cmdline", "cwd"])
+        if process.info["cwd"] == str(workdir) and any(program in arg for arg in process.info["cmdline"] or [])
+    ]
 
 
 def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_bin):
@@ -53,7 +45,7 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
         cwd=work, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
-    while not lmplz_running_in(work):
+    while not running_in(work, "lmplz"):
         assert run.poll() is None and time.monotonic() < deadline, "lmplz never started"
         time.sleep(0.05)
     time.sleep(0.5)
@@ -70,97 +62,6 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
         assert (work / "results" / table).read_bytes() == (tmp_path / "clean/results" / table).read_bytes()
     assert not [p for p in (work / "results").rglob("*") if ".tmp-" in p.name]
     assert not list((work / "results/tmp/lmplz").iterdir())
-
-
-def test_sigterm_lets_the_running_jobs_finish_says_so_and_the_rerun_goes_on(tmp_path, kenlm_bin):
-    # The README's claim: SIGTERM lets the running jobs finish, starts no new one, stops the run
-    # and says why; the same command then goes on without training again what finished.
-    work, run, _ = run_with_a_slow_train_job(tmp_path, kenlm_bin, 5, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    run.send_signal(signal.SIGTERM)
-    said, _ = run.communicate(timeout=300)
-    assert run.returncode != 0
-    assert "lmgap: SIGTERM received: the jobs running now finish and keep their outputs" in said
-    assert "lmgap: the run stopped because it was sent SIGTERM, once its running jobs had finished" in said
-    # The train job ran to its end and kept its model; nothing after it started.
-    assert (work / "results/models/o3-fallback/model.binary").exists() and "rule query:" not in said
-    done = run_pipeline(work, None)
-    assert "rule train:" not in done.stderr and (work / "results/tables/perplexity.tsv").exists()
-
-
-def run_with_a_slow_train_job(tmp_path, kenlm_bin, seconds, **popen):
-    """A run on a small corpus whose lmplz waits `seconds` before it trains, started and
-    returned once its train job is under way: (working folder, process, tools folder)."""
-    corpus = demo_corpus(tmp_path / "corpus", train_sentences=400, dev_sentences=30)
-    tools = slow_lmplz_tools(tmp_path / "tools", kenlm_bin, seconds)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(tools)},
-              "gap": {"enabled": False}, "lmplz": {"discount_fallback": True}}
-    work = (tmp_path / "work").resolve()
-    work.mkdir()
-    (work / "config.yaml").write_text(yaml.safe_dump(config))
-    run = subprocess.Popen([SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"], cwd=work,
-                           text=True, **popen)
-    # The train job has made its lmplz folder: lmplz starts at once after.
-    deadline = time.monotonic() + 120
-    while not (work / "results/tmp/lmplz").is_dir() or not list((work / "results/tmp/lmplz").iterdir()):
-        assert run.poll() is None and time.monotonic() < deadline, "the train job never started"
-        time.sleep(0.05)
-    return work, run, tools
-
-
-def slow_lmplz_tools(folder, kenlm_bin, seconds):
-    """KenLM's tools, lmplz made to wait before it trains (not when only asked its version)."""
-    folder.mkdir()
-    for tool in ("query", "build_binary"):
-        (folder / tool).symlink_to(kenlm_bin / tool)
-    lmplz = folder / "lmplz"
-    lmplz.write_text(
-        f'#!/bin/sh\ncase " $* " in *" --text "*) sleep {seconds};; esac\nexec {kenlm_bin / "lmplz"} "$@"\n'
-    )
-    lmplz.chmod(0o755)
-    return folder
-
-
-def test_unlocking_while_a_killed_run_s_jobs_live_on_is_refused_with_their_ids(tmp_path, kenlm_bin):
-    work, run, tools = run_with_a_slow_train_job(
-        tmp_path, kenlm_bin, 30, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    # The main process alone is killed: its train job lives on (lmplz waits half a minute).
-    os.kill(run.pid, signal.SIGKILL)
-    run.wait()
-    refused = run_pipeline(work, None, "--unlock", check=False)
-    said = refused.stdout + refused.stderr
-    assert refused.returncode != 0 and "processes of another run still work in it" in said, said[-2000:]
-    assert "train.py" in said and "Wait for them to finish, or stop them (kill " in said
-    assert any((work / ".snakemake/locks").iterdir())
-    # Stopped by the ids the message gives, the README's fix works and the run finishes.
-    pids = re.search(r"\(kill ([\d ]+)\)", said).group(1).split()
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(pid), signal.SIGKILL)
-    run_pipeline(work, None, "--unlock")
-    tools.joinpath("lmplz").write_text(f'#!/bin/sh\nexec {kenlm_bin / "lmplz"} "$@"\n')
-    run_pipeline(work, None)
-    assert (work / "results/tables/perplexity.tsv").exists()
-
-
-def test_a_model_that_outlived_its_killed_run_is_kept_not_trained_again(tmp_path, kenlm_bin):
-    work, run, _ = run_with_a_slow_train_job(
-        tmp_path, kenlm_bin, 3, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    os.kill(run.pid, signal.SIGKILL)
-    run.wait()
-    # The train job lives on and finishes its model; nothing of the run is left after it.
-    deadline = time.monotonic() + 120
-    while processes_in(work):
-        assert time.monotonic() < deadline, "the killed run's train job never ended"
-        time.sleep(0.2)
-    binary = work / "results/models/o3-fallback/model.binary"
-    made = binary.stat()
-    run_pipeline(work, None, "--unlock")
-    done = run_pipeline(work, None)
-    assert "rule train:" not in done.stderr and "Forced execution" not in done.stderr
-    assert "rule query:" in done.stderr and (work / "results/tables/perplexity.tsv").exists()
-    assert (binary.stat().st_ino, binary.stat().st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
 
 
 def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):
@@ -365,7 +266,7 @@ def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_mode
                            text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # The candidate pass dies as the kernel's out-of-memory killer would kill it.
     deadline = time.monotonic() + 120
-    while not (victim := [pid for pid, argv in processes_in(work).items() if any("gap_candidates.py" in arg for arg in argv)]):
+    while not (victim := running_in(work, "gap_candidates.py")):
         assert run.poll() is None and time.monotonic() < deadline, "the candidate pass never started"
         time.sleep(0.02)
     os.kill(victim[0], signal.SIGKILL)

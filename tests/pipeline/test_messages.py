@@ -22,14 +22,6 @@ def small(tmp_path, kenlm_bin):
     return corpus, config
 
 
-def test_a_report_before_any_run_says_to_run_the_pipeline_first(tmp_path, small):
-    _, config = small
-    done = run_pipeline(tmp_path / "work", config, "--report", "results/report.html", check=False)
-    said = done.stdout + done.stderr
-    assert done.returncode != 0 and "There are no results to report yet: run the pipeline first" in said
-    assert "metadata" not in said
-
-
 # Root writes into any folder through its capabilities to override file permissions; without
 # them (dropping its own needs none it lacks in a container) it meets a folder's mode as any user.
 WITHOUT_OVERRIDE = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
@@ -99,7 +91,7 @@ def test_the_readme_error_table_lists_what_the_pipeline_says():
     for beginning in (
         "config.yaml is invalid:", "--config is invalid:", "config.yaml line N, column C:",
         "… lacks dev-1/in.tsv.xz (eval_splits asks for it)", "is gzip-compressed, not xz",
-        "is a folder without git history", "has a tab in its gap word", "There are no results to report yet",
+        "is a folder without git history", "has a tab in its gap word", "tokenizers is not installed",
         "cannot write to", "lmgap warning:",
     ):
         assert beginning in table, beginning
@@ -120,20 +112,6 @@ def test_a_fix_names_the_file_or_option_the_setting_came_from(tmp_path, small):
     assert done.returncode != 0
     assert "point corpus.source in --config at a directory in the challenge's layout" in done.stderr
     assert "in config.yaml" not in done.stderr
-
-
-def test_a_report_after_a_config_change_and_before_the_run_says_to_run_first(tmp_path, small):
-    _, config = small
-    work = tmp_path / "work"
-    run_pipeline(work, config)
-    done = run_pipeline(work, {**config, "orders": [3, 4]}, "--report", "results/report.html", check=False)
-    said = done.stdout + done.stderr
-    assert done.returncode != 0
-    assert "The results were made with other settings than these (orders differ): give --report the --config" in said
-    assert "older version" not in said and not (work / "results/report.html").exists()
-    # With the config the results were made with, the report is written.
-    run_pipeline(work, config, "--report", "results/report.html")
-    assert (work / "results/report.html").stat().st_size > 0
 
 
 def test_write_protected_tables_are_named_in_one_line_before_any_job(tmp_path, small):

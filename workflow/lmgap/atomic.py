@@ -7,6 +7,8 @@ import os
 import shutil
 from pathlib import Path
 
+import psutil
+
 
 def temporary_sibling(path, tag=""):
     """A name in the same folder as path, so that the final rename is atomic; tag (a host's
@@ -18,11 +20,10 @@ def temporary_sibling(path, tag=""):
 def _alive(pid):
     """True for a running process; a killed one whose parent died may linger as a zombie."""
     try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except OSError:
+    except psutil.Error:
         return True
 
 

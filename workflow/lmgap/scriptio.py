@@ -1,41 +1,32 @@
-"""What every `script:` entry point shares: the log, errors shown to the user, and its benchmark
-file's name."""
+"""What every `script:` entry point shares: the log, and errors shown to the user."""
 
 import sys
 import traceback
 
 from .corpus.place import corpus_root
-from .errors import LmgapError
-from .outlived import keep_if_orphaned
+from .errors import LmgapError, in_origin
 
-# Each timed rule's benchmark file, named here once: the rules declare it, and a job that outlives
-# its run writes the record itself (see lmgap.outlived).
-BENCHMARKS = {
-    "build_kenlm": "results/benchmarks/build_kenlm/maxorder{max_order}.tsv",
-    "rebuild_text": "results/benchmarks/rebuild_text/{split}.tsv",
-    "train": "results/benchmarks/train/{model}.tsv",
-    "query": "results/benchmarks/query/{model}/{split}.tsv",
-    "train_neural": "results/benchmarks/train_neural/{neural}.tsv",
-    "score_neural": "results/benchmarks/score_neural/{neural}/{split}.tsv",
-    "gap_candidates": "results/benchmarks/gap_candidates/{split}.tsv",
-    "gap_logprobs": "results/benchmarks/gap_logprobs/{model}/{split}.tsv",
-    "gap_neural": "results/benchmarks/gap_neural/{neural}/{split}.tsv",
-    "gap_masked": "results/benchmarks/gap_masked/{neural}/{split}.tsv",
-}
+# What `neural:` needs in the environment its jobs run in, and how to install it.
+NEURAL_MODULES = ("torch", "transformers", "tokenizers")
+NEURAL_INSTALL = "make setup-neural (or .venv/bin/pip install -e '.[neural]')"
 
 
-def run(snakemake, main, outlives_its_run=False):
-    """Call main(log) with the job's log open; show LmgapError messages on the console too.
-    outlives_its_run: the job's outputs are complete and decided by its output paths and inputs
-    alone, so that they may be kept when the run that started the job was killed (see
-    lmgap.outlived)."""
+def run(snakemake, main):
+    """Call main(log) with the job's log open; show LmgapError messages on the console too."""
     console = sys.stderr
     with open(snakemake.log[0], "w") as log:
         sys.stderr = log
         try:
-            main(log)
-            if outlives_its_run:
-                keep_if_orphaned(snakemake, BENCHMARKS[snakemake.rule], log)
+            try:
+                main(log)
+            except ModuleNotFoundError as err:
+                if err.name not in NEURAL_MODULES:
+                    raise
+                raise LmgapError(
+                    f"{err.name} is not installed (make run leaves the neural models' packages out), "
+                    f"and neural: {in_origin('neural')} asks for a model: install them with "
+                    f"{NEURAL_INSTALL}, or set neural: {{}}"
+                ) from None
         except LmgapError as err:
             log.write(f"\nERROR: {err}\n")
             print(f"\nlmgap error in rule {snakemake.rule}: {err}\n", file=console)

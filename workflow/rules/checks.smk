@@ -2,11 +2,7 @@
 # Snakemake parses this workflow for a dry run, a lint, a report and again inside every cluster
 # job. What needs the corpus, a tool or the file system runs once in the main process, in
 # onstart (a real run, before its first job), or in the job that needs the answer.
-import os
-import signal
-
 from snakemake.logging import logger
-from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
 from lmgap.corpus.fetch import (
     check_commit_source,
@@ -16,62 +12,17 @@ from lmgap.corpus.fetch import (
     uncompressed_mb,
 )
 from lmgap.preflight import (
-    check_neural_stack,
     check_outputs_writable,
     check_records_writable,
     check_writable,
     corpus_warnings,
-    locked_folder_message,
-    run_processes,
     set_aside,
-    settings_changed,
     stale_tables_warning,
 )
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
 PROVENANCE = "results/provenance.json"
-
-
-def report_asked():
-    return any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
-
-
-def report_needs_results():
-    """`--report` before any run, or after the config changed and before the run: say to run
-    first (Snakemake's own errors name metadata and versions)."""
-    if not report_asked():
-        return
-    if not Path("results/tables/perplexity.tsv").exists():
-        raise WorkflowError(
-            "There are no results to report yet: run the pipeline first "
-            "(snakemake --cores 8), then snakemake --report results/report.html."
-        )
-    changed = settings_changed(PROVENANCE, experiment_settings())
-    if changed:
-        raise WorkflowError(
-            f"The results were made with other settings than these ({', '.join(changed)} "
-            "differ): give --report the --config or --configfile options of the run that made "
-            "them, or run the pipeline with these settings first (snakemake --cores 8 and the "
-            "same options), then snakemake --report results/report.html."
-        )
-
-
-def locked_by_live_jobs():
-    """A lock left by a run whose main process was killed while its jobs live on: Snakemake's
-    message says --unlock, which would let a new run write beside them. Looked at only when the
-    folder holds a lock."""
-    locks = Path(".snakemake/locks")
-    if not (locks.is_dir() and any(locks.iterdir())):
-        return
-    commands, mains = run_processes(".")
-    if not commands:
-        return
-    unlocking = "--unlock" in sys.argv
-    message = locked_folder_message(commands, mains, unlocking)
-    if unlocking:
-        raise WorkflowError(message)
-    logger.warning(f"lmgap warning: {message}")
 
 
 def config_warnings():
@@ -124,27 +75,6 @@ def check_local_corpus():
 
 
 WARNED = set()
-# Snakemake answers SIGTERM by letting the running jobs finish, starting no new one and
-# stopping, then says that a job did not complete: the run says why it stopped.
-STOPPED_BY_SIGTERM = []
-
-
-def on_sigterm(snakemake_handler):
-    """A SIGTERM handler that says what will happen, then hands the signal to Snakemake's."""
-
-    def handler(signum, frame):
-        STOPPED_BY_SIGTERM.append(signum)
-        # Written straight to the terminal: a signal handler must not wait on the logger's lock.
-        os.write(
-            2,
-            b"lmgap: SIGTERM received: the jobs running now finish and keep their outputs (unless "
-            b"they were sent the signal too), no new job starts, then the run stops; run the same "
-            b"command again to go on.\n",
-        )
-        if callable(snakemake_handler):
-            snakemake_handler(signum, frame)
-
-    return handler
 
 
 def warn(warnings):
@@ -157,27 +87,15 @@ def warn(warnings):
 if workflow.is_main_process:
     try:
         check_records_writable()
-        # A report only reads the results (and may be written elsewhere).
-        if not report_asked():
-            check_outputs_writable(["results", "results/tables", "logs"])
+        check_outputs_writable(["results", "results/tables", "logs"])
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
-    locked_by_live_jobs()
-    report_needs_results()
     warn(config_warnings())
 
 
 onstart:
-    # Snakemake's scheduler has set its SIGTERM handler by now; this one goes in front of it.
-    signal.signal(signal.SIGTERM, on_sigterm(signal.getsignal(signal.SIGTERM)))
     try:
         check_local_corpus()
-        check_neural_stack(
-            []
-            if DeploymentMethod.CONDA
-            in workflow.deployment_settings.deployment_method
-            else sorted(NEURAL)
-        )
         check_writable(["results", "results/tables", "logs"])
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
@@ -204,9 +122,3 @@ onsuccess:
 
 onerror:
     warn(corpus_warnings(FETCH_RECORD))
-    if STOPPED_BY_SIGTERM:
-        logger.error(
-            "lmgap: the run stopped because it was sent SIGTERM, once its running jobs had "
-            "finished (a job sent the signal too stops as if it failed); whatever Snakemake says "
-            "below, no job failed of itself. Run the same command again to go on from there."
-        )

@@ -7,7 +7,6 @@ from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError, in_origin, record_origins
 from lmgap.models import models_from_config, prune_settings
 from lmgap.neural.settings import neural_models
-from lmgap.scriptio import BENCHMARKS
 # Each rule's params give its script's code by content (`code=script_code(rule)`): an edit reruns
 # the jobs it changes, a touch none (the profile leaves out Snakemake's script-date trigger).
 from lmgap.sourcecode import lmgap_version, package_code, script_code

@@ -72,7 +72,7 @@ rule rebuild_text:
     log:
         "logs/rebuild_text/{split}.log",
     benchmark:
-        BENCHMARKS["rebuild_text"]
+        "results/benchmarks/rebuild_text/{split}.tsv"
     conda:
         "../../envs/python.yaml"
     resources:

@@ -37,7 +37,7 @@ rule gap_candidates:
     log:
         "logs/gap_candidates/{split}.log",
     benchmark:
-        BENCHMARKS["gap_candidates"]
+        "results/benchmarks/gap_candidates/{split}.tsv"
     conda:
         "../../envs/python.yaml"
     resources:
@@ -64,7 +64,7 @@ rule gap_logprobs:
     log:
         "logs/gap_logprobs/{model}/{split}.log",
     benchmark:
-        BENCHMARKS["gap_logprobs"]
+        "results/benchmarks/gap_logprobs/{model}/{split}.tsv"
     conda:
         "../../envs/gap.yaml"
     threads: CPUS
@@ -167,7 +167,7 @@ rule gap_neural:
     log:
         "logs/gap_neural/{neural}/{split}.log",
     benchmark:
-        BENCHMARKS["gap_neural"]
+        "results/benchmarks/gap_neural/{neural}/{split}.tsv"
     wildcard_constraints:
         neural=exactly(NEURAL_CAUSAL),
     conda:
@@ -202,7 +202,7 @@ rule gap_masked:
     log:
         "logs/gap_masked/{neural}/{split}.log",
     benchmark:
-        BENCHMARKS["gap_masked"]
+        "results/benchmarks/gap_masked/{neural}/{split}.tsv"
     wildcard_constraints:
         neural=exactly(NEURAL_MASKED),
     conda:

@@ -9,7 +9,7 @@ if not config["kenlm"]["bin_dir"]:
         log:
             "logs/build_kenlm/maxorder{max_order}.log",
         benchmark:
-            BENCHMARKS["build_kenlm"]
+            "results/benchmarks/build_kenlm/maxorder{max_order}.tsv"
         conda:
             "../../envs/kenlm-build.yaml"
         threads: 2

@@ -37,7 +37,7 @@ rule train_neural:
     log:
         "logs/train_neural/{neural}.log",
     benchmark:
-        BENCHMARKS["train_neural"]
+        "results/benchmarks/train_neural/{neural}.tsv"
     conda:
         "../../envs/neural.yaml"
     # PyTorch keeps every core it is given busy: the job takes them all (a seed gives the same
@@ -66,7 +66,7 @@ rule score_neural:
     log:
         "logs/score_neural/{neural}/{split}.log",
     benchmark:
-        BENCHMARKS["score_neural"]
+        "results/benchmarks/score_neural/{neural}/{split}.tsv"
     conda:
         "../../envs/neural.yaml"
     threads: CPUS

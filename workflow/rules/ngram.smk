@@ -37,7 +37,7 @@ rule train:
     log:
         "logs/train/{model}.log",
     benchmark:
-        BENCHMARKS["train"]
+        "results/benchmarks/train/{model}.tsv"
     # Highest orders first: they take longest, and started last they would finish alone.
     priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
@@ -68,7 +68,7 @@ rule query:
     log:
         "logs/query/{model}/{split}.log",
     benchmark:
-        BENCHMARKS["query"]
+        "results/benchmarks/query/{model}/{split}.tsv"
     conda:
         "../../envs/kenlm.yaml"
     resources:

@@ -65,4 +65,4 @@ def main(log):
     write_json(usage, snakemake.output.usage)
 
 
-run(snakemake, main, outlives_its_run=True)
+run(snakemake, main)

@@ -2,8 +2,6 @@
 
 import re
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
 from ..atomic import atomic_path
 
 # GPT-2's one special token: it ends every line (KenLM's </s>) and starts every document.
@@ -35,6 +33,10 @@ def read_lines(path):
 def train_tokenizer(text_path, vocab_size, out_path):
     """Learn a byte-level BPE of vocab_size tokens (the 256 bytes, END_OF_TEXT and merges) on a
     text; write it as tokenizers' JSON file. Deterministic: the same text gives the same file."""
+    # Imported here, as torch is where it is used, so that a job without the neural packages
+    # says how to install them (lmgap.scriptio).
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
     tokenizer = Tokenizer(models.BPE())
     # Every byte is a token, so no word is ever unknown to the model.
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
