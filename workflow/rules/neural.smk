@@ -59,7 +59,7 @@ rule score_neural:
     input:
         model=neural_model_folder,
         text=rules.rebuild_text.output.text,
-        fingerprint=split_fingerprint,
+        fingerprint=neural_fingerprints,
     output:
         metrics="results/eval/{neural}/{split}.json",
         documents="results/eval/{neural}/{split}.documents.tsv",

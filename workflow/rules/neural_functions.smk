@@ -17,6 +17,16 @@ def neural_model_folder(wildcards):
     return sorted(str(path) for path in Path(folder).iterdir() if path.is_file())
 
 
+def neural_fingerprints(wildcards):
+    """The scored split's fingerprint, and the training split's for a model trained here: a job
+    depends directly on each fingerprint its inputs come from, or Snakemake, looking again only
+    at a checkpoint's direct dependants, may keep it planned after the training split's
+    fingerprint proved unchanged."""
+    if NEURAL[wildcards.neural]["source"] == "train":
+        return model_and_split_fingerprints(wildcards)
+    return split_fingerprint(wildcards)
+
+
 def neural_model_dir(name):
     entry = NEURAL[name]
     if entry["source"] == "train":
