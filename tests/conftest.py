@@ -92,6 +92,17 @@ def jobs_logged_since(workdir, since_ns):
     return dict(Counter(path.relative_to(logs).parts[0] for path in written))
 
 
+def rule_blocks():
+    """{rule name: the text of its definition} of every rule and checkpoint in workflow/rules."""
+    rules = {}
+    for path in sorted((REPO / "workflow/rules").glob("*.smk")):
+        text = path.read_text()
+        starts = list(re.finditer(r"^\s*(?:rule|checkpoint) (\w+):", text, re.M))
+        for start, end in zip(starts, [*starts[1:], None]):
+            rules[start.group(1)] = text[start.end(): end.start() if end else len(text)]
+    return rules
+
+
 def copy_of_repository(dest):
     """The repository's workflow, settings and tests, without what a set-up or a run made: for a
     test that edits the code."""

@@ -9,7 +9,8 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO, requirements
+from conftest import REPO, requirements, rule_blocks
+from lmgap.sourcecode import code_files
 
 ENVS = REPO / "envs"
 # Import names whose package is called otherwise, in conda or on PyPI.
@@ -47,49 +48,27 @@ def env_packages(path):
 def steps():
     """[(rule, env file, script)] of every rule that has both, read from the rules' files."""
     found = []
-    for smk in sorted((REPO / "workflow/rules").glob("*.smk")):
-        for block in re.split(r"\n(?=\s*(?:rule|checkpoint) \w+:)", smk.read_text()):
-            name = re.search(r"(?:rule|checkpoint) (\w+):", block)
-            env = re.search(r'conda:\s*"\.\./\.\./envs/([\w-]+\.yaml)"', block)
-            script = re.search(r'script:\s*"\.\./scripts/(\w+\.py)"', block)
-            if name and env and script:
-                found.append((name.group(1), env.group(1), script.group(1)))
+    for name, body in rule_blocks().items():
+        env = re.search(r'conda:\s*"\.\./\.\./envs/([\w-]+\.yaml)"', body)
+        script = re.search(r'script:\s*"\.\./scripts/(\w+\.py)"', body)
+        if env and script:
+            found.append((name, env.group(1), script.group(1)))
     return found
-
-
-def module_path(name):
-    """The file of an lmgap module (lmgap.gap.geval -> workflow/lmgap/gap/geval.py)."""
-    base = REPO / "workflow" / name.replace(".", "/")
-    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 
 def imported_packages(script):
     """Top-level names of the third-party modules a script imports, directly or through lmgap."""
-    seen, todo, outside = set(), [(script, "")], set()
-    while todo:
-        path, package = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
+    outside = set()
+    for path in code_files(script):
+        for node in ast.walk(ast.parse(path.read_bytes())):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([node.module] if node.module else []))
-                    names = [base] + [f"{base}.{alias.name}" for alias in node.names]
-                else:
-                    names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            for name in names:
-                top = name.split(".")[0]
-                target = module_path(name)
-                if top == "lmgap":
-                    if target.is_file():
-                        # The package a module is in, against which its relative imports resolve.
-                        todo.append((target, name if target.name == "__init__.py" else name.rsplit(".", 1)[0]))
-                elif top not in sys.stdlib_module_names and top not in PROVIDED:
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module]
+            else:
+                continue
+            for top in (name.split(".")[0] for name in names):
+                if top != "lmgap" and top not in sys.stdlib_module_names and top not in PROVIDED:
                     outside.add(top)
     return outside
 

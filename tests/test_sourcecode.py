@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import REPO
+from conftest import REPO, rule_blocks
 from lmgap.sourcecode import code_files, files_digest, package_code, script_code
 
 
@@ -48,12 +48,7 @@ def test_a_digest_names_files_relative_to_the_workflow_so_a_copy_has_the_same(tm
 
 
 def test_every_rule_passes_the_code_of_its_own_script():
-    rules = {}
-    for path in sorted((REPO / "workflow/rules").glob("*.smk")):
-        text = path.read_text()
-        starts = list(re.finditer(r"^\s*(?:rule|checkpoint) (\w+):", text, re.M))
-        for start, end in zip(starts, [*starts[1:], None]):
-            rules[start.group(1)] = text[start.end(): end.start() if end else len(text)]
+    rules = rule_blocks()
     assert len(rules) > 25
     for name, body in rules.items():
         assert re.search(rf'script:\n\s+"\.\./scripts/{name}\.py"', body), f"rule {name} runs another script"
