@@ -59,7 +59,7 @@ def test_user_tools_below_the_configured_order_train_no_model_of_that_order(tmp_
     assert "compiled with maximum order 6, but orders asks for [7]" in done.stderr
     # The order-7 model is never started; the order-3 one does not need those tools (keep-going).
     assert "model=o7" not in done.stderr
-    assert not (tmp_path / "work/results/models/o7-fallback").exists()
+    assert not (tmp_path / "work/results/models/o7").exists()
 
 
 def test_the_order_check_model_is_valid_arpa_with_the_hand_worked_score(tmp_path):

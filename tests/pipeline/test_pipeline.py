@@ -69,7 +69,7 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
         "kenlm": {"bin_dir": str(kenlm_bin)},
     }
     run_pipeline(tmp_path / "work", config)
-    arpa = (tmp_path / "work/results/models/o3-fallback/model.arpa").read_text()
+    arpa = (tmp_path / "work/results/models/o3/model.arpa").read_text()
     assert "\\data\\\nngram 1=" in arpa[:100] and arpa.rstrip().endswith("\\end\\")
     (row,) = read_table(tmp_path / "work")
     assert row["discount_fallback"] == "true"
@@ -156,8 +156,14 @@ def test_bad_discounts_name_the_config_key_and_the_fallback_works(tmp_path, kenl
     assert done.returncode != 0
     assert "Set lmplz.discount_fallback: true in config.yaml" in done.stderr
     assert not list((tmp_path / "work/results/models").glob("*/model.*"))
-    run_pipeline(tmp_path / "work", {**config, "lmplz": {"discount_fallback": True}})
-    assert [row["model"] for row in read_table(tmp_path / "work")] == ["o3-fallback"]
+    done = run_pipeline(tmp_path / "work", {**config, "lmplz": {"discount_fallback": True}})
+    assert [row["model"] for row in read_table(tmp_path / "work")] == ["o3"]
+    # The models lmplz filled in discounts for are named, with their orders, where people look.
+    counts = json.loads((tmp_path / "work/results/models/o3/ngram_counts.json").read_text())
+    orders = ", ".join(map(str, counts["fallback_discounts"]))
+    named = f"lmplz could not estimate the modified Kneser-Ney discounts of o3 (orders {orders}) on this text"
+    assert counts["fallback_discounts"] and named in done.stderr
+    assert named in (tmp_path / "work/results/tables/perplexity.md").read_text()
 
 
 def query_one_line(kenlm_bin, model, line):

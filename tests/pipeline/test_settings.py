@@ -68,7 +68,7 @@ def test_two_scored_splits_fill_every_table_the_report_and_the_hand_recipe_agree
     (cost,) = read_table(work, "cost.tsv")
     seconds = 0.0
     for split in ("dev-0", "dev-1"):
-        with open(work / f"results/benchmarks/query/o3-fallback/{split}.tsv") as handle:
+        with open(work / f"results/benchmarks/query/o3/{split}.tsv") as handle:
             seconds += float(next(csv.DictReader(handle, delimiter="\t"))["s"])
     assert float(cost["query_seconds"]) == pytest.approx(seconds)
     assert {row["split"] for row in read_table(work, "gap.tsv")} == {"dev-0", "dev-1"}
@@ -101,7 +101,7 @@ def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_
     }
     run_pipeline(work, config)
     (row,) = read_table(work)
-    assert (row["model"], row["prune"]) == ("o3-prune0.0.1-fallback", "0 0 1")
+    assert (row["model"], row["prune"]) == ("o3-prune0.0.1", "0 0 1")
     printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--prune", "0", "0", "1", "--discount_fallback"])
     assert table_numbers(row) == printed_numbers(printed)
     # Pruning removed singleton trigrams: fewer than the unpruned model holds.
@@ -149,12 +149,12 @@ def test_an_order_above_six_rebuilds_kenlm_and_keeps_the_models_trained(three_sp
     shutil.copytree(kenlm_bin.parent, work / "resources/kenlm" / kenlm_bin.parent.name)
     config = {"corpus": {"source": str(three_splits)}, "orders": [3], "lmplz": {"discount_fallback": True}}
     run_pipeline(work, config)
-    order3 = (work / "results/models/o3-fallback/model.binary").stat().st_mtime_ns
+    order3 = (work / "results/models/o3/model.binary").stat().st_mtime_ns
     done = run_pipeline(work, {**config, "orders": [3, 7]})
     jobs = jobs_executed(done)
     assert jobs["build_kenlm"] == 1 and jobs["build_kenlm_python"] == 1 and jobs["train"] == 1
-    assert "wildcards: model=o7-fallback" in done.stderr
-    assert (work / "results/models/o3-fallback/model.binary").stat().st_mtime_ns == order3
+    assert "wildcards: model=o7" in done.stderr
+    assert (work / "results/models/o3/model.binary").stat().st_mtime_ns == order3
     tools = work / "resources/kenlm/kenlm-0.3.0-maxorder7/bin"
     said = subprocess.run([str(tools / "query")], capture_output=True, text=True)
     assert "KenLM was compiled with maximum order 7." in said.stdout + said.stderr
@@ -162,7 +162,7 @@ def test_an_order_above_six_rebuilds_kenlm_and_keeps_the_models_trained(three_sp
     printed = hand_recipe.run(three_splits, tools, 7, tmp_path, ["--discount_fallback"])
     assert table_numbers(rows["7"]) == printed_numbers(printed)
     # The gap predictor loads the 7-gram with a kenlm module built for it.
-    assert {row["model"] for row in read_table(work, "gap.tsv")} == {"unigram", "o3-fallback", "o7-fallback", "blend"}
+    assert {row["model"] for row in read_table(work, "gap.tsv")} == {"unigram", "o3", "o7", "blend"}
     # The provenance record names each build's tools by their checksums.
     record = json.loads((work / "results/provenance.json").read_text())
     for max_order in (6, 7):

@@ -12,7 +12,7 @@ from conftest import jobs_executed, read_table, run_pipeline
 from lmgap.report import plots as drawing
 
 MODELS = [
-    f"o{order}{prune}-fallback{fraction}"
+    f"o{order}{prune}{fraction}"
     for order in (2, 3) for prune in ("", "-prune0.1") for fraction in ("", "-frac0.5")
 ]
 
@@ -127,6 +127,6 @@ def test_switching_axes_back_and_forth_retrains_nothing(sweep_run, tmp_path):
     done = run_pipeline(work, {**config, "train_fraction": [0.25, 0.5, 1.0]})
     assert jobs_executed(done) == {**tables, "sample_training_text": 1, "train": 4, "query": 4}
     assert sorted(re.findall(r"model=([^\s,]+)", done.stderr)) == sorted(
-        f"o{order}{prune}-fallback-frac0.25" for order in (2, 3) for prune in ("", "-prune0.1")
+        f"o{order}{prune}-frac0.25" for order in (2, 3) for prune in ("", "-prune0.1")
         for _ in ("train", "query")
     )

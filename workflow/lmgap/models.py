@@ -1,6 +1,7 @@
 """Names and options of the models a config asks for."""
 
 from decimal import Decimal
+from pathlib import Path
 
 
 def fraction_label(fraction):
@@ -10,14 +11,14 @@ def fraction_label(fraction):
     return format(Decimal(repr(float(fraction))), "f")
 
 
-def model_name(order, prune=(), discount_fallback=False, train_fraction=1.0):
-    """A folder name that tells models with different options apart: `o3`,
-    `o4-prune0.0.1-fallback`, `o5-frac0.1` (a model of the whole training split has no `-frac`)."""
+def model_name(order, prune=(), train_fraction=1.0):
+    """A folder name that tells models with different options apart: `o3`, `o4-prune0.0.1`,
+    `o5-frac0.1` (a model of the whole training split has no `-frac`). Not --discount_fallback,
+    which changes no model whose discounts lmplz can estimate: turning it on or off trains the
+    same folder again."""
     name = f"o{order}"
     if prune:
         name += "-prune" + ".".join(str(p) for p in prune)
-    if discount_fallback:
-        name += "-fallback"
     if train_fraction != 1:
         name += f"-frac{fraction_label(train_fraction)}"
     return name
@@ -26,7 +27,7 @@ def model_name(order, prune=(), discount_fallback=False, train_fraction=1.0):
 def models_from_config(orders, prune_settings, discount_fallback, train_fractions=(1.0,)):
     """{name: options} for every combination of order, pruning and training fraction."""
     return {
-        model_name(order, prune, discount_fallback, fraction): {
+        model_name(order, prune, fraction): {
             "order": order,
             "prune": list(prune),
             "discount_fallback": bool(discount_fallback),
@@ -56,3 +57,8 @@ def training_text(split, fraction):
     if fraction == 1:
         return SPLIT_TEXT.format(split=split)
     return FRACTION_TEXT.format(split=split, fraction=fraction_label(fraction))
+
+
+def damaged_model_advice(binary):
+    """How to train a damaged model again."""
+    return f"if the file is damaged, delete {Path(binary).parent}/ and run the pipeline again"

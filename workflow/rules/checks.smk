@@ -19,6 +19,7 @@ from lmgap.preflight import (
     set_aside,
     stale_tables_warning,
 )
+from lmgap.report.perplexity import fallback_discounts, fallback_note
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
@@ -74,6 +75,12 @@ def check_local_corpus():
             check_scorable({**record, "not_utf8": {name: not_utf8}}, split)
 
 
+def trained_counts():
+    """Each model's ngram_counts.json that a run has written."""
+    paths = {model: rules.train.output.counts.format(model=model) for model in MODELS}
+    return {model: path for model, path in paths.items() if Path(path).is_file()}
+
+
 WARNED = set()
 
 
@@ -118,6 +125,7 @@ onstart:
 onsuccess:
     warn(corpus_warnings(FETCH_RECORD))
     warn([stale_tables_warning(PROVENANCE, "results/corpus/manifest.json")])
+    warn([fallback_note(fallback_discounts(trained_counts()))])
 
 
 onerror:

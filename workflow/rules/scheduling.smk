@@ -74,9 +74,7 @@ if MEMORY_BUDGET_MB < LMPLZ_MIN_MB:
 
 
 def input_mb(input):
-    """The size of a job's inputs that exist now. Not Snakemake's input.size_mb, which fails on a
-    model linked from its discount_fallback twin once the twin's folder is gone (the job that
-    links it again has not run yet)."""
+    """The size of a job's inputs that exist now (a dry run plans jobs whose inputs are to come)."""
     return sum(os.path.getsize(path) for path in input if os.path.isfile(path)) / 2**20
 
 

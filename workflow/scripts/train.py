@@ -1,5 +1,4 @@
-"""Entry point of rule train: lmplz streaming into build_binary (or the files of its twin under the
-other discount_fallback setting, see lmgap.ngram.reuse), then the model's counts and usage."""
+"""Entry point of rule train: lmplz streaming into build_binary, then the model's counts and usage."""
 
 import sys
 from pathlib import Path
@@ -9,21 +8,12 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
 from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, probing_bytes, text_mb, text_tokens
-from lmgap.ngram.reuse import reusable, reuse, training_identity, twin_folder
-from lmgap.ngram import run as ngram_run
 from lmgap.ngram.run import temp_dir, train
 from lmgap.scriptio import run
 
 
 def main(log):
     options = snakemake.params.options
-    tools = [str(snakemake.input.lmplz), str(snakemake.input.build_binary)]
-    code = [Path(snakemake.scriptdir) / "train.py", ngram_run.__file__]
-    identity = training_identity(snakemake.input.text, tools, code, options)
-    twin = twin_folder(options, Path(snakemake.output.binary).parent)
-    if counts := reusable(twin, identity, "arpa" in snakemake.output.keys()):
-        reuse(twin, counts, dict(snakemake.output.items()), log)
-        return
     order, reserved = options["order"], snakemake.resources.mem_mb
     # The figures the rule reserved this job's memory from, read again from the same text.
     tokens = text_tokens(snakemake.input.text)
@@ -42,16 +32,14 @@ def main(log):
         arpa=snakemake.output.get("arpa"),
     )
     # ngrams[k - 1]: distinct k-grams the model holds; the training text's size as the tables
-    # count tokens, its words as lmplz read them and one `</s>` per line.
+    # count tokens, its words as lmplz read them and one `</s>` per line; the orders lmplz could
+    # not estimate discounts for, which --discount_fallback filled in (the tables name them).
     lines = count_lines(snakemake.input.text)
-    # What a twin under the other lmplz.discount_fallback setting needs to reuse this model.
     write_json(
         {
             "ngrams": [counts[k] for k in sorted(counts)],
             "training_text": {"lines": lines, "words": words, "tokens": words + lines},
             "fallback_discounts": fallback,
-            "trained_from": identity,
-            "binary_bytes": Path(snakemake.output.binary).stat().st_size,
         },
         snakemake.output.counts,
     )

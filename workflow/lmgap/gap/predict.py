@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..errors import LmgapError
-from ..ngram.reuse import rebuild_advice
+from ..models import damaged_model_advice
 from .candidates import CandidateSets
 from .lines import read_gaps
 from .scores import save_scores
@@ -33,7 +33,7 @@ def load_model(path):
     try:
         return kenlm.Model(str(path))
     except (IOError, OSError) as err:
-        raise LmgapError(f"the kenlm Python module cannot load {path}: {err}; {rebuild_advice(path)}") from None
+        raise LmgapError(f"the kenlm Python module cannot load {path}: {err}; {damaged_model_advice(path)}") from None
 
 
 def as_text(token):

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
 from ..errors import LmgapError, in_origin
 from .output import arpa_header_counts
-from .reuse import rebuild_advice
+from ..models import damaged_model_advice
 from .scoring import score_output
 
 
@@ -222,6 +222,6 @@ def query(tool, model, text, order, log):
         log.flush()
         tail = _stderr_tail(Path(log.name).read_text(errors="replace"))
         raise LmgapError(
-            f"query failed on {model} with exit code {returncode}; {rebuild_advice(model)}. See {log.name}:\n{tail}"
+            f"query failed on {model} with exit code {returncode}; {damaged_model_advice(model)}. See {log.name}:\n{tail}"
         )
     return scores, summary

@@ -22,13 +22,11 @@ DEFINITIONS = {
     "it, so the two overlap",
     "build_binary_cpu_seconds": "build_binary's CPU seconds, user and system",
     "train_job_seconds": "the train job's wall-clock seconds, about lmplz's plus build_binary's tail "
-    "(a neural model's training job); blank for a model its job linked from the same model under the "
-    "other `lmplz.discount_fallback` setting, whose lmplz and build_binary figures it shows",
+    "(a neural model's training job)",
     "query_seconds": "the scoring seconds summed over the scored splits: KenLM's query, or a neural "
     "model's sliding window",
     "train_tokens_per_second": "the training tokens per second of the train job (words and `</s>`; "
-    "for a neural model, subword tokens through the optimizer per second of training); blank for a "
-    "linked model, as its train job's seconds",
+    "for a neural model, subword tokens through the optimizer per second of training)",
     "eval_tokens_per_second": "the scored tokens (words and `</s>`) per second of scoring",
     "peak_rss_mb": "the peak resident memory in MB of the model's jobs, each job's whole process tree",
     "train_reserved_mb": "the memory in MB the train job reserved from the budget, an estimate made "
@@ -78,9 +76,6 @@ def cost_frame(models, files, neural=None):
         with open(files[name]["counts"]) as handle:
             training = json.load(handle)["training_text"]
         query_seconds = sum(q["s"] for q in queries)
-        # A model linked from its twin under the other discount_fallback setting was not trained by
-        # its job: the tools' figures are the twin's, the job's own time is no training time.
-        trained = "reused_from" not in usage
         rows.append({
             "family": "ngram",
             "order": options["order"],
@@ -90,9 +85,9 @@ def cost_frame(models, files, neural=None):
             "lmplz_cpu_seconds": usage["lmplz"]["cpu_seconds"],
             "build_binary_seconds": usage["build_binary"]["seconds"],
             "build_binary_cpu_seconds": usage["build_binary"]["cpu_seconds"],
-            "train_job_seconds": job["s"] if trained else None,
+            "train_job_seconds": job["s"],
             "query_seconds": query_seconds,
-            "train_tokens_per_second": training["tokens"] / job["s"] if job["s"] and trained else None,
+            "train_tokens_per_second": training["tokens"] / job["s"] if job["s"] else None,
             "eval_tokens_per_second": scored_tokens(files[name]["metrics"]) / query_seconds if query_seconds else None,
             # The job's whole process tree, lmplz and build_binary at once.
             "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),

@@ -208,8 +208,32 @@ def write_tsv(frame, path):
             handle.write("\t".join(_cell(v, c) for v, c in zip(row, frame.columns)) + "\n")
 
 
-def markdown(frame):
-    """A table for people: one row per model, the headline figures per evaluated split."""
+def fallback_discounts(count_paths):
+    """{model: the orders lmplz took --discount_fallback's discounts for} of the n-gram models
+    (ngram_counts.json by model) that needed any."""
+    found = {}
+    for model, path in count_paths.items():
+        with open(path) as handle:
+            orders = json.load(handle).get("fallback_discounts")
+        if orders:
+            found[model] = orders
+    return found
+
+
+def fallback_note(fallbacks):
+    """Which models took fallback discounts, in a sentence (None when none did)."""
+    if not fallbacks:
+        return None
+    named = "; ".join(f"{model} (orders {', '.join(map(str, orders))})" for model, orders in fallbacks.items())
+    return (
+        f"lmplz could not estimate the modified Kneser-Ney discounts of {named} on this text and "
+        "took `--discount_fallback`'s fixed ones for those orders"
+    )
+
+
+def markdown(frame, fallbacks=None):
+    """A table for people: one row per model, the headline figures per evaluated split; fallbacks:
+    the models that took fallback discounts (see fallback_discounts)."""
     splits = list(dict.fromkeys(frame["split"]))
     header = ["Model", "Train tokens:"]
     for split in splits:
@@ -246,6 +270,8 @@ def markdown(frame):
         options.append("`--discount_fallback`")
     extra = f", {', '.join(options)}" if options else ""
     note = definitions_markdown(extra)
+    if fallback_note(fallbacks):
+        note += f"\n- {fallback_note(fallbacks)}."
     if (frame["family"] == "neural").any():
         note += "\n" + NEURAL_NOTE
     return markdown_table(f"Perplexity on {', '.join(splits)}", header, rows, note)
@@ -265,5 +291,6 @@ def write_tables(metric_paths, model_files, tsv_path, md_path):
     """Write both tables from the metrics files of the current config's models."""
     frame = load_metrics(metric_paths, model_files)
     write_tsv(frame, tsv_path)
+    counts = {model: files["counts"] for model, files in model_files.items() if "counts" in files}
     with atomic_open(md_path) as handle:
-        handle.write(markdown(frame))
+        handle.write(markdown(frame, fallback_discounts(counts)))

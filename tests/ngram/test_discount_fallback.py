@@ -1,0 +1,35 @@
+"""What lmplz.discount_fallback stands on: --discount_fallback changes no model whose discounts
+lmplz can estimate, and lmplz says which orders it filled in."""
+
+from conftest import demo_corpus, run_pipeline
+from lmgap.ngram.run import train
+
+
+def train_both_ways(tmp_path, kenlm_bin, text, order=3):
+    """The binaries and fallback orders of lmplz with and without --discount_fallback."""
+    made = []
+    for fallback in (False, True):
+        binary = tmp_path / f"model-{fallback}.binary"
+        with open(tmp_path / "train.log", "w") as log:
+            *_, orders = train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", order, 256, tmp_path / "tmp", text,
+                               binary, log, discount_fallback=fallback)
+        made.append((binary.read_bytes(), orders))
+    return made
+
+
+def test_a_model_whose_discounts_lmplz_estimates_is_the_same_with_the_fallback(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=1500, dev_sentences=10)
+    run_pipeline(tmp_path / "work", {"corpus": {"source": str(corpus)}, "kenlm": {"bin_dir": str(kenlm_bin)}},
+                 "results/text/train.txt")
+    (plain, none), (with_fallback, used) = train_both_ways(tmp_path, kenlm_bin, tmp_path / "work/results/text/train.txt")
+    assert none == used == [] and plain == with_fallback
+
+
+def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
+    # Two lines: no order has the counts of counts that modified Kneser-Ney estimates from.
+    text = tmp_path / "tiny.txt"
+    text.write_text("a b c\na b d\n")
+    with open(tmp_path / "train.log", "w") as log:
+        *_, fallback = train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 256, tmp_path / "tmp", text,
+                             tmp_path / "model.binary", log, discount_fallback=True)
+    assert fallback == [1, 2, 3]
