@@ -161,3 +161,30 @@ def sweep_run(tmp_path_factory, kenlm_bin):
     root = tmp_path_factory.mktemp("sweep")
     run_pipeline(root / "work", sweep_config(sweep_corpus(root / "corpus"), kenlm_bin))
     return root
+
+
+@pytest.fixture(scope="session")
+def neural_run(tmp_path_factory, kenlm_bin):
+    """A finished run with every kind of job: orders 3, the gap task and one small neural model."""
+    root = tmp_path_factory.mktemp("neural-run")
+    demo_corpus(root / "corpus", seed=9, train_sentences=800, dev_sentences=60)
+    config = {
+        "corpus": {"source": "../corpus"},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "neural": {"small": {"train": {"layers": 1, "width": 16, "heads": 2, "context": 32, "vocab_size": 300,
+                                       "steps": 5, "batch_size": 4}}},
+    }
+    run_pipeline(root / "work", config)
+    return root
+
+
+@pytest.fixture
+def neural_run_copy(neural_run, tmp_path):
+    """copy(): a copy of neural_run for one test to change, dates kept; its working folder."""
+
+    def copy():
+        shutil.copytree(neural_run, tmp_path / "run", symlinks=True)
+        return tmp_path / "run/work"
+
+    return copy

@@ -4,12 +4,11 @@ Each case edits a copy of the repository and reruns a copy of one finished run w
 ran is read from the run's own logs."""
 
 import json
-import shutil
 import time
 
 import pytest
 
-from conftest import copy_of_repository, demo_corpus, jobs_logged_since, run_pipeline
+from conftest import copy_of_repository, jobs_logged_since, run_pipeline
 from lmgap.sourcecode import package_code
 
 # A change to what a module does that changes no result: the jobs that run it must run again all
@@ -25,35 +24,20 @@ RECORD = {"provenance": 1}
 EVALUATE = {"gap_evaluate": 5}
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory, kenlm_bin):
-    root = tmp_path_factory.mktemp("code")
-    demo_corpus(root / "corpus", seed=9, train_sentences=800, dev_sentences=60)
-    config = {
-        "corpus": {"source": "../corpus"},
-        "orders": [3],
-        "kenlm": {"bin_dir": str(kenlm_bin)},
-        "neural": {"small": {"train": {"layers": 1, "width": 16, "heads": 2, "context": 32, "vocab_size": 300,
-                                       "steps": 5, "batch_size": 4}}},
-    }
-    run_pipeline(root / "work", config)
-    return root
-
-
 @pytest.fixture
-def rerun_edited(finished_run, tmp_path):
+def rerun_edited(neural_run_copy):
     """rerun_edited(module, text): a copy of the finished run rerun by a copy of the repository in
     which workflow/MODULE ends with text; the jobs that ran, by rule, the run's working folder and
     the repository's copy."""
 
     def rerun(module, text=EDIT):
-        shutil.copytree(finished_run, tmp_path / "run", symlinks=True)
-        repo = copy_of_repository(tmp_path / "repo")
+        run = neural_run_copy()
+        repo = copy_of_repository(run.parent / "repo")
         path = repo / "workflow" / module
         path.write_text(path.read_text() + text)
         since = time.time_ns()
-        run_pipeline(tmp_path / "run/work", None, repo=repo)
-        return jobs_logged_since(tmp_path / "run/work", since), tmp_path / "run/work", repo
+        run_pipeline(run, None, repo=repo)
+        return jobs_logged_since(run, since), run, repo
 
     return rerun
 
@@ -86,9 +70,10 @@ def test_an_edit_to_the_neural_window_rescores_the_neural_model_without_training
 
 def test_an_edit_to_the_training_code_retrains_and_redoes_what_the_models_feed(rerun_edited):
     ran, _, _ = rerun_edited("lmgap/ngram/run.py")
-    # run.py trains and queries: the model, its scores and every gap prediction made from it.
+    # run.py trains and queries: the model (trained, then put in place), its scores and every gap
+    # prediction made from it.
     assert ran == {
-        "train": 1, "query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_neural": 1, "gap_blend": 1,
+        "train": 1, "install_model": 1, "query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_neural": 1, "gap_blend": 1,
         "gap_evaluate": 4, "gap_table": 1, **TABLES, **RECORD,
     }
 
@@ -105,14 +90,14 @@ def test_a_comment_is_an_edit_too(rerun_edited):
     assert ran["perplexity_table"] == 1 and "train" not in ran
 
 
-def test_touching_every_file_reruns_nothing(finished_run, tmp_path):
+def test_touching_every_file_reruns_nothing(neural_run_copy):
     # As a checkout of another branch and back, or a copy without its dates, does.
-    shutil.copytree(finished_run, tmp_path / "run", symlinks=True)
-    repo = copy_of_repository(tmp_path / "repo")
+    run = neural_run_copy()
+    repo = copy_of_repository(run.parent / "repo")
     since = time.time_ns()
-    for path in [*repo.rglob("*"), *(tmp_path / "run/work").glob("*.yaml")]:
+    for path in [*repo.rglob("*"), *run.glob("*.yaml")]:
         if path.is_file():
             path.touch()
-    done = run_pipeline(tmp_path / "run/work", None, repo=repo)
-    assert jobs_logged_since(tmp_path / "run/work", since) == {}
+    done = run_pipeline(run, None, repo=repo)
+    assert jobs_logged_since(run, since) == {}
     assert "Nothing to be done" in done.stdout + done.stderr

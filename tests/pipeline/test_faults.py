@@ -12,7 +12,7 @@ import psutil
 import pytest
 import yaml
 
-from conftest import REPO, SNAKEMAKE, demo_corpus, jobs_started, run_pipeline
+from conftest import REPO, SNAKEMAKE, demo_corpus, jobs_run, jobs_started, run_pipeline
 from generate_corpus import generate
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
@@ -62,6 +62,62 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
         assert (work / "results" / table).read_bytes() == (tmp_path / "clean/results" / table).read_bytes()
     assert not [p for p in (work / "results").rglob("*") if ".tmp-" in p.name]
     assert not list((work / "results/tmp/lmplz").iterdir())
+
+
+# A tool that fails at one step of a train job, and only there (the check of the user's tools
+# runs them too): lmplz as it trains, build_binary as it reads lmplz's model, or lmplz without the
+# line of its log that the job's records need (the binary is written by then).
+BROKEN = {
+    "lmplz": ("lmplz", 'case " $* " in *" --text "*) echo "lmplz: broken" >&2; exit 1;; esac\nexec {real} "$@"'),
+    "build_binary": ("build_binary", 'case "$1" in /dev/stdin) cat >/dev/null; echo broken >&2; exit 1;; esac\nexec {real} "$@"'),
+    "records": ("lmplz", '{{ {real} "$@" 2>&1 1>&3 3>&- | grep -v "^Unigram tokens" 1>&2; }} 3>&1'),
+}
+
+
+@pytest.mark.parametrize("step", sorted(BROKEN))
+def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenlm_bin, step):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for tool in ("lmplz", "query", "build_binary"):
+        (tools / tool).symlink_to(kenlm_bin / tool)
+    corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=400, dev_sentences=30)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(tools)},
+              "gap": {"enabled": False}}
+    work = tmp_path / "work"
+    run_pipeline(work, config)
+    model = work / "results/models/o3"
+    kept = {path.name: (path.stat().st_ino, path.read_bytes()) for path in model.iterdir()}
+    # The tool is replaced (so the model is due again) by one that fails at this step; the ARPA
+    # file newly asked for is due too.
+    tool, script = BROKEN[step]
+    (tools / tool).unlink()
+    (tools / tool).write_text("#!/bin/bash\n" + script.format(real=kenlm_bin / tool) + "\n")
+    (tools / tool).chmod(0o755)
+    again = {**config, "keep_arpa": True}
+    failed = run_pipeline(work, again, check=False)
+    assert failed.returncode != 0 and "Error in rule train" in failed.stdout + failed.stderr
+    # The model in place is the one it was, untouched, and usable; the next run knows to train.
+    assert {path.name: (path.stat().st_ino, path.read_bytes()) for path in model.iterdir()} == kept
+    scored = subprocess.run([str(kenlm_bin / "query"), str(model / "model.binary")], input="a b c\n",
+                            capture_output=True, text=True)
+    assert scored.returncode == 0 and "Total:" in scored.stdout
+    assert jobs_run(run_pipeline(work, again, "-n"))["train"] == 1
+    (tools / tool).unlink()
+    (tools / tool).symlink_to(kenlm_bin / tool)
+    run_pipeline(work, again)
+    assert (model / "model.binary").read_bytes() == kept["model.binary"][1] and (model / "model.arpa").exists()
+
+
+def test_a_neural_training_that_fails_keeps_the_model_it_was_to_replace(neural_run_copy):
+    work = neural_run_copy()
+    folder = work / "results/neural/small"
+    kept = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file() and path.name != "tokenizer.json"}
+    # A damaged tokenizer: newer than the model, which is due again, and no training can read it.
+    (folder / "tokenizer.json").write_text("not a tokenizer")
+    failed = run_pipeline(work, None, check=False)
+    assert failed.returncode != 0 and "Error in rule train_neural" in failed.stdout + failed.stderr
+    assert {path: path.read_bytes() for path in kept} == kept
+    assert jobs_run(run_pipeline(work, None, "-n"))["train_neural"] == 1
 
 
 def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):

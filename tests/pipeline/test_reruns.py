@@ -97,14 +97,14 @@ def test_orders_and_pruning_train_only_their_own_models(first_run):
     scored = {"query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_evaluate": 2}
     # The user's tools are checked for the new order alone; the blend (and its score) takes the
     # new model in.
-    assert jobs == {"all": 1, **TABLES, "kenlm_tools": 1, "train": 1, **scored, "gap_blend": 1, "gap_evaluate": 3}
+    assert jobs == {"all": 1, **TABLES, "kenlm_tools": 1, "train": 1, "install_model": 1, **scored, "gap_blend": 1, "gap_evaluate": 3}
     assert "wildcards: order=5" in done.stderr and "wildcards: model=o5" in done.stderr and "wildcards: model=o4\n" not in done.stderr
     # A model left out leaves the blend only.
     blend = {"gap_blend": 1, "gap_evaluate": 1}
     jobs, _ = rerun(work, {**config, "orders": [3, 5]})
     assert jobs == {"all": 1, **TABLES, **blend}
     jobs, _ = rerun(work, {**config, "orders": [3, 5], "lmplz": {"prune": [0, 0, 1]}})
-    assert jobs == {"all": 1, **TABLES, "train": 2, **{k: 2 * v for k, v in scored.items()}, "gap_blend": 1,
+    assert jobs == {"all": 1, **TABLES, "train": 2, "install_model": 2, **{k: 2 * v for k, v in scored.items()}, "gap_blend": 1,
                     "gap_evaluate": 5}
     assert sorted(p.name for p in (work / "results/models").iterdir()) == [
         "o3", "o3-prune0.0.1", "o4", "o5", "o5-prune0.0.1",

@@ -12,8 +12,8 @@ from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snak
 
 # What runs where Snakemake was started: the fetch (the network) and what reads small files.
 LOCAL_RULES = {
-    "all", "fetch_corpus", "kenlm_tools", "split_fingerprint", "corpus_manifest", "perplexity_table", "cost_table",
-    "comparison_table", "provenance", "document_tables", "plots",
+    "all", "fetch_corpus", "kenlm_tools", "split_fingerprint", "corpus_manifest", "install_model", "perplexity_table",
+    "cost_table", "comparison_table", "provenance", "document_tables", "plots",
 }
 TABLES = ["perplexity.tsv", "perplexity.md", "comparison.tsv", "comparison.md", "decades.tsv", "hardest.tsv"]
 

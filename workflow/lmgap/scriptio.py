@@ -3,6 +3,7 @@
 import sys
 import traceback
 
+from .atomic import move_into_place
 from .corpus.place import corpus_root
 from .errors import LmgapError, in_origin
 
@@ -43,3 +44,9 @@ def split_dir(snakemake, split=None):
     config, not from an input or a parameter: where the corpus lies determines no result, so
     moving it must rerun nothing."""
     return corpus_root(snakemake.config["corpus"]) / (split or snakemake.wildcards.split)
+
+
+def install(snakemake, log):
+    """Move each trained_NAME input of the job to its output NAME (rules install_model and
+    install_neural: a model put in place once its training has written every file)."""
+    move_into_place([(snakemake.input[f"trained_{name}"], path) for name, path in snakemake.output.items()], log)

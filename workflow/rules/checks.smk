@@ -77,7 +77,9 @@ def check_local_corpus():
 
 def trained_counts():
     """Each model's ngram_counts.json that a run has written."""
-    paths = {model: rules.train.output.counts.format(model=model) for model in MODELS}
+    paths = {
+        model: rules.install_model.output.counts.format(model=model) for model in MODELS
+    }
     return {model: path for model, path in paths.items() if Path(path).is_file()}
 
 

@@ -7,6 +7,7 @@ from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError, in_origin, record_origins
 from lmgap.models import models_from_config, prune_settings
 from lmgap.neural.settings import neural_models
+
 # Each rule's params give its script's code by content (`code=script_code(rule)`): an edit reruns
 # the jobs it changes, a touch none (the profile leaves out Snakemake's script-date trigger).
 from lmgap.sourcecode import lmgap_version, package_code, script_code
@@ -117,13 +118,17 @@ def kept_results():
     splits = config["eval_splits"]
     models = sorted(MODELS)
     kept = [
-        *expand(rules.train.output.binary, model=models),
-        *expand(rules.train.output.counts, model=models),
-        *expand(rules.train.output.usage, model=models),
-        *(expand(rules.train.output.arpa, model=models) if config["keep_arpa"] else []),
+        *expand(rules.install_model.output.binary, model=models),
+        *expand(rules.install_model.output.counts, model=models),
+        *expand(rules.install_model.output.usage, model=models),
+        *(
+            expand(rules.install_model.output.arpa, model=models)
+            if config["keep_arpa"]
+            else []
+        ),
         *scored_outputs("metrics"),
         *scored_outputs("documents"),
-        *expand(rules.train_neural.output.model, neural=NEURAL_TRAINED),
+        *expand(rules.install_neural.output.model, neural=NEURAL_TRAINED),
     ]
     if GAP["enabled"]:
         systems = gap_systems()

@@ -55,7 +55,7 @@ rule gap_candidates:
 
 rule gap_logprobs:
     input:
-        binary=rules.train.output.binary,
+        binary=rules.install_model.output.binary,
         candidates=rules.gap_candidates.output.candidates,
         fingerprint=model_and_split_fingerprints,
         kenlm_python=kenlm_python_for,

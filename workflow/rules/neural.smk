@@ -1,13 +1,19 @@
 # Neural models (neural: in config.yaml), scored on the same rebuilt text as the n-grams and
 # written in the same record (results/eval/{name}/{split}.json and .documents.tsv), so that every
 # table, plot and comparison takes them as it takes the n-grams.
+# Moving a trained model into place takes no time: on a cluster it runs where Snakemake was
+# started.
+localrules:
+    install_neural,
+
+
 # Byte-level BPE learnt on the text the model trains on.
 rule train_tokenizer:
     input:
         text=neural_training_text,
         fingerprint=train_fingerprint,
     output:
-        tokenizer="results/neural/{neural}/tokenizer.json",
+        tokenizer=TOKENIZER,
     log:
         "logs/train_tokenizer/{neural}.log",
     conda:
@@ -24,16 +30,16 @@ rule train_tokenizer:
         "../scripts/train_tokenizer.py"
 
 
+# Trained into results/training/neural/ and moved into place by install_neural, as an n-gram
+# model is (see rule train): a training that fails costs no model.
 rule train_neural:
     input:
-        text=neural_training_text,
-        tokenizer=rules.train_tokenizer.output.tokenizer,
-        fingerprint=train_fingerprint,
+        **NEURAL_SOURCES,
     output:
-        # A Hugging Face model folder: weights, config and tokenizer (from_pretrained loads it).
-        model=directory("results/neural/{neural}/model"),
-        loss="results/neural/{neural}/loss.tsv",
-        record="results/neural/{neural}/training.json",
+        **{
+            name: temp(path)
+            for name, path in neural_files_in("training/neural").items()
+        },
     log:
         "logs/train_neural/{neural}.log",
     benchmark:
@@ -49,10 +55,32 @@ rule train_neural:
         cpus_per_task=CPUS,
         runtime=lambda wildcards: 30 + NEURAL[wildcards.neural]["train"]["steps"] // 10,
     params:
+        **NEURAL_SETTINGS,
         code=script_code("train_neural"),
-        settings=lambda wildcards: NEURAL[wildcards.neural]["train"],
     script:
         "../scripts/train_neural.py"
+
+
+rule install_neural:
+    input:
+        **NEURAL_SOURCES,
+        # As plain paths: directory() flags outputs only.
+        **{
+            f"trained_{name}": str(path)
+            for name, path in neural_files_in("training/neural").items()
+        },
+    output:
+        **neural_files_in("neural"),
+    log:
+        "logs/install_neural/{neural}.log",
+    conda:
+        "../../envs/python.yaml"
+    params:
+        **NEURAL_SETTINGS,
+        code=script_code("install_neural"),
+        train_code=script_code("train_neural"),
+    script:
+        "../scripts/install_neural.py"
 
 
 rule score_neural:

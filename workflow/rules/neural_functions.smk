@@ -9,6 +9,21 @@ def neural_training_text(wildcards):
     )
 
 
+# The byte-level BPE a trained model reads text with, learnt by rule train_tokenizer.
+TOKENIZER = "results/neural/{neural}/tokenizer.json"
+
+
+def neural_files_in(folder):
+    """A neural model's files under results/FOLDER/{neural}/: the Hugging Face model folder
+    (weights, config and tokenizer, which from_pretrained loads), its loss curve and its training
+    record."""
+    return {
+        "model": directory(f"results/{folder}/{{neural}}/model"),
+        "loss": f"results/{folder}/{{neural}}/loss.tsv",
+        "record": f"results/{folder}/{{neural}}/training.json",
+    }
+
+
 def neural_model_folder(wildcards):
     """A trained model's folder, or the files of a user's saved model (a changed file rescores)."""
     folder = neural_model_dir(wildcards.neural)
@@ -30,13 +45,13 @@ def neural_fingerprints(wildcards):
 def neural_model_dir(name):
     entry = NEURAL[name]
     if entry["source"] == "train":
-        return rules.train_neural.output.model.format(neural=name)
+        return rules.install_neural.output.model.format(neural=name)
     return entry["path"]
 
 
 def neural_records():
     """Training records of the neural models the pipeline trains."""
-    return expand(rules.train_neural.output.record, neural=NEURAL_TRAINED)
+    return expand(rules.install_neural.output.record, neural=NEURAL_TRAINED)
 
 
 def neural_files():
@@ -46,7 +61,7 @@ def neural_files():
             "family": "neural",
             "folder": neural_model_dir(name),
             "record": (
-                rules.train_neural.output.record.format(neural=name)
+                rules.install_neural.output.record.format(neural=name)
                 if entry["source"] == "train"
                 else None
             ),
@@ -73,3 +88,13 @@ def neural_score_mem_mb(wildcards, input):
         3 * 4 * entry["vocab_size"] * entry["max_length"] * entry["batch_size"] // 2**20
     )
     return loading_mem_mb(input, 1000 + logits_mb)
+
+
+# What a neural model is trained from and with: the inputs and settings of rule train_neural,
+# which install_neural repeats (see install_model).
+NEURAL_SOURCES = {
+    "text": neural_training_text,
+    "tokenizer": TOKENIZER,
+    "fingerprint": train_fingerprint,
+}
+NEURAL_SETTINGS = {"settings": lambda wildcards: NEURAL[wildcards.neural]["train"]}

@@ -1,3 +1,9 @@
+# Moving a trained model into place takes no time: on a cluster it runs where Snakemake was
+# started.
+localrules:
+    install_model,
+
+
 # A share of the training split's documents for a learning curve, the same lines every run.
 rule sample_training_text:
     input:
@@ -21,19 +27,15 @@ rule sample_training_text:
         "../scripts/sample_training_text.py"
 
 
+# A model is trained into results/training/{model}/ and moved into place, results/models/{model}/,
+# once every file of it is written (install_model): Snakemake deletes a job's outputs before the
+# job runs, so a train job must not own the model in place, or one that fails would cost it.
 rule train:
     input:
-        text=training_text,
-        lmplz=kenlm_tool("lmplz"),
-        build_binary=kenlm_tool("build_binary"),
-        fingerprint=train_fingerprint,
-        tools_checked=kenlm_tools_checked,
+        **MODEL_SOURCES,
     output:
         # lmplz streams the ARPA model into build_binary; a copy is kept only when asked for.
-        **({"arpa": "results/models/{model}/model.arpa"} if config["keep_arpa"] else {}),
-        binary="results/models/{model}/model.binary",
-        counts="results/models/{model}/ngram_counts.json",
-        usage="results/models/{model}/usage.json",
+        **{name: temp(path) for name, path in model_files("training").items()},
     log:
         "logs/train/{model}.log",
     benchmark:
@@ -49,16 +51,36 @@ rule train:
         cpus_per_task=2,
         runtime=train_runtime,
     params:
+        **MODEL_SETTINGS,
         code=script_code("train"),
-        options=model_options,
-        kenlm=kenlm_identity(),
     script:
         "../scripts/train.py"
 
 
+# The trained files moved into the model's folder. It repeats what the model is trained from and
+# with, so that whatever trains a model again puts it in place again; and a train job that failed
+# is run again, as its own (temporary) files are gone while this job's are due.
+rule install_model:
+    input:
+        **MODEL_SOURCES,
+        **{f"trained_{name}": path for name, path in model_files("training").items()},
+    output:
+        **model_files("models"),
+    log:
+        "logs/install_model/{model}.log",
+    conda:
+        "../../envs/python.yaml"
+    params:
+        **MODEL_SETTINGS,
+        code=script_code("install_model"),
+        train_code=script_code("train"),
+    script:
+        "../scripts/install_model.py"
+
+
 rule query:
     input:
-        binary=rules.train.output.binary,
+        binary=rules.install_model.output.binary,
         text=rules.rebuild_text.output.text,
         query=kenlm_tool("query"),
         fingerprint=model_and_split_fingerprints,

@@ -13,6 +13,19 @@ def training_text(wildcards):
     )
 
 
+def model_files(folder):
+    """A model's files under results/FOLDER/{model}/: its binary, n-gram counts and usage, and the
+    ARPA text when keep_arpa asks for it."""
+    files = ["binary", "counts", "usage", *(["arpa"] if config["keep_arpa"] else [])]
+    names = {
+        "binary": "model.binary",
+        "counts": "ngram_counts.json",
+        "usage": "usage.json",
+        "arpa": "model.arpa",
+    }
+    return {name: f"results/{folder}/{{model}}/{names[name]}" for name in files}
+
+
 def training_text_mb(input):
     """The training text's size: the estimates are per byte of text (not of the tools, also inputs)."""
     return text_mb(input.text)
@@ -42,3 +55,15 @@ def train_runtime(wildcards, input):
 def model_mem_mb(wildcards, input):
     """Loading a model takes about the size of its ARPA or binary file."""
     return loading_mem_mb(input, 256)
+
+
+# What a model is trained from and with: the inputs and settings of rule train, which
+# install_model repeats (see there).
+MODEL_SOURCES = {
+    "text": training_text,
+    "lmplz": kenlm_tool("lmplz"),
+    "build_binary": kenlm_tool("build_binary"),
+    "fingerprint": train_fingerprint,
+    "tools_checked": kenlm_tools_checked,
+}
+MODEL_SETTINGS = {"options": model_options, "kenlm": kenlm_identity()}

@@ -12,8 +12,8 @@ localrules:
 rule perplexity_table:
     input:
         metrics=scored_outputs("metrics"),
-        counts=expand(rules.train.output.counts, model=sorted(MODELS)),
-        binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        counts=expand(rules.install_model.output.counts, model=sorted(MODELS)),
+        binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
@@ -40,11 +40,11 @@ rule perplexity_table:
 rule cost_table:
     input:
         train=expand(rules.train.benchmark, model=sorted(MODELS)),
-        usage=expand(rules.train.output.usage, model=sorted(MODELS)),
+        usage=expand(rules.install_model.output.usage, model=sorted(MODELS)),
         query=expand(
             rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]
         ),
-        binary=expand(rules.train.output.binary, model=sorted(MODELS)),
+        binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         counts=rules.perplexity_table.input.counts,
         metrics=rules.perplexity_table.input.metrics,
         neural_train=expand(rules.train_neural.benchmark, neural=NEURAL_TRAINED),
@@ -181,7 +181,7 @@ rule plots:
         decades=rules.document_tables.output.decades_tsv,
         documents=rules.document_tables.input.documents,
         years=rules.document_tables.input.years,
-        losses=expand(rules.train_neural.output.loss, neural=NEURAL_TRAINED),
+        losses=expand(rules.install_neural.output.loss, neural=NEURAL_TRAINED),
         fingerprint=all_fingerprints,
     output:
         by_order=report(

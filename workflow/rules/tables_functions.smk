@@ -27,9 +27,9 @@ def cost_files():
     ngram = {
         model: {
             "train": expand(rules.train.benchmark, model=model)[0],
-            "usage": rules.train.output.usage.format(model=model),
-            "counts": rules.train.output.counts.format(model=model),
-            "binary": rules.train.output.binary.format(model=model),
+            "usage": rules.install_model.output.usage.format(model=model),
+            "counts": rules.install_model.output.counts.format(model=model),
+            "binary": rules.install_model.output.binary.format(model=model),
             "query": expand(rules.query.benchmark, model=model, split=splits),
             "metrics": expand(rules.query.output.metrics, model=model, split=splits),
         }
