@@ -15,18 +15,6 @@ from ..errors import LmgapError
 from ..record import kenlm_perplexities
 
 LINE_END = re.compile(rb"Total: (\S+) OOV: (\d+)$")
-# KenLM gives every out-of-vocabulary word the id of <unk>, which is 0. A surface holds no
-# space, and the id follows its last `=` without leading zeros: `=0 ` occurs exactly there.
-OOV_MARK = b"=0 "
-
-
-def _oov_positions(body):
-    """Indices of the out-of-vocabulary tokens of one line of query's output."""
-    positions, start = [], 0
-    while (found := body.find(OOV_MARK, start)) >= 0:
-        positions.append(body.count(b"\t", 0, found))
-        start = found + len(OOV_MARK)
-    return positions
 
 
 class SplitScores:
@@ -60,8 +48,9 @@ class SplitScores:
                 f"query's output line {number} is not in the `-v word -v sentence` form: {line[:200]!r}"
             ) from None
         count = len(items) // 3
-        oov = np.zeros(count, dtype=bool)
-        oov[_oov_positions(body)] = True
+        # KenLM gives every out-of-vocabulary word the id of <unk>, 0, printed after the
+        # surface's last `=` without leading zeros.
+        oov = np.array([token.endswith(b"=0") for token in items[0::3]], dtype=bool)
         # query adds a line up in single precision, token by token (accumulate is sequential).
         total = float(np.add.accumulate(probs)[-1])
         oovs = int(oov.sum())
