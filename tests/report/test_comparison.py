@@ -8,7 +8,9 @@ import pytest
 from lmgap.corpus.sampling import line_keys, sample_mask
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config
-from lmgap.report.comparison import Pair, bootstrap_log10_ratios, compare, interval, model_pairs, neural_pairs
+from lmgap.report.comparison import (
+    Pair, bootstrap_log10_ratios, compare, comparison_markdown, interval, model_pairs, neural_pairs,
+)
 
 
 def binomial_quantile(n, p, level):
@@ -115,3 +117,23 @@ def test_a_tiny_sample_that_looks_better_through_its_oovs_is_not_comparable(tmp_
     # Rates a little apart, as two large samples give, leave the verdict to the interval.
     figures[("o3-frac0.0001", "dev-0")]["oov_rate"] = "0.045"
     assert compare(Pair("o3-frac0.0001", "o3", "train_fraction"), "dev-0", documents, figures, 200, 1)["real"] == "yes"
+
+
+@pytest.mark.parametrize("count, real", [(1, "too few documents"), (5, "too few documents"), (6, "yes")])
+def test_a_split_of_too_few_documents_calls_nothing_real(tmp_path, count, real):
+    # Every document favours o4. From six on an exact sign test (p = 2 * 2**-6 < 0.05) could call
+    # that real; below, no test could, though the bootstrap's interval excludes 1 (one document:
+    # the ratio itself, a point).
+    for name, log10 in (("o4", -2.0), ("o3", -3.0)):
+        rows = "".join(f"{line}\t5\t{log10 - line / 100}\n" for line in range(1, count + 1))
+        (tmp_path / f"{name}.tsv").write_text("line\ttokens\tlog10_prob\n" + rows)
+    documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("o4", "o3")}
+    figures = {(name, "dev-0"): {"perplexity_including_oovs": ppl, "oov_rate": "0.04", "binary_bytes": "1"}
+               for name, ppl in (("o4", "90.0"), ("o3", "100.0"))}
+    row = compare(Pair("o4", "o3", "order"), "dev-0", documents, figures, 200, 1)
+    assert row["real"] == real and row["ratio"] == repr(0.9) and row["documents"] == count
+    if count < 6:
+        assert row["ratio_ci_low"] == row["ratio_ci_high"] == ""
+        assert "| — |" in comparison_markdown([row], 200, 1)
+    else:
+        assert float(row["ratio_ci_high"]) < 1

@@ -19,6 +19,12 @@ from ..errors import LmgapError
 from .markdown import markdown_table
 
 CONFIDENCE = 0.95
+# The fewest documents a split must have for the bootstrap to call a difference real. With n
+# documents, even when every one of them favours the same model, an exact two-sided sign test
+# gives p = 2 * 2**-n, which is below 1 - CONFIDENCE only from n = 6; a bootstrap of fewer
+# documents can still give an interval that excludes 1 (one document, a point), which would
+# claim what so few documents cannot show.
+MIN_DOCUMENTS = 6
 # Resamples drawn at once: a block of indices is CHUNK times the documents.
 CHUNK = 64
 SETTINGS = ("order", "train_fraction", "prune", "family")
@@ -124,17 +130,22 @@ def compare(pair, split, documents, figures, resamples, seed):
             f"{pair.model} and {pair.baseline} scored different documents of {split}; rerun the "
             "pipeline so that both score the current text"
         )
-    low, high = interval(bootstrap_log10_ratios(base_log10 - model_log10, tokens, resamples, seed))
     model, baseline = figures[(pair.model, split)], figures[(pair.baseline, split)]
     ratio = float(model["perplexity_including_oovs"]) / float(baseline["perplexity_including_oovs"])
     comparable = pair.setting == "family" or vocabularies_alike(float(model["oov_rate"]), float(baseline["oov_rate"]))
+    if len(lines) < MIN_DOCUMENTS:
+        low = high = real = None
+    else:
+        low, high = interval(bootstrap_log10_ratios(base_log10 - model_log10, tokens, resamples, seed))
+        real = "yes" if high < 1 or low > 1 else "no"
     return {
         "split": split, "model": pair.model, "baseline": pair.baseline, "differs_in": pair.setting,
         "perplexity_model": model["perplexity_including_oovs"],
         "perplexity_baseline": baseline["perplexity_including_oovs"],
         "oov_rate_model": model["oov_rate"], "oov_rate_baseline": baseline["oov_rate"],
-        "ratio": repr(ratio), "ratio_ci_low": repr(low), "ratio_ci_high": repr(high),
-        "real": ("yes" if high < 1 or low > 1 else "no") if comparable else "not comparable",
+        "ratio": repr(ratio), "ratio_ci_low": "" if low is None else repr(low),
+        "ratio_ci_high": "" if high is None else repr(high),
+        "real": "not comparable" if not comparable else real or "too few documents",
         "binary_bytes_model": model["binary_bytes"], "binary_bytes_baseline": baseline["binary_bytes"],
         "documents": len(lines), "resamples": resamples, "seed": seed,
     }
@@ -157,9 +168,12 @@ DEFINITIONS = {
     "ratio": "the perplexity ratio, the model's perplexity divided by the baseline's: below 1, the model "
     "predicts the split better",
     "ratio_ci_low": f"the low end of the {CONFIDENCE:.0%} percentile interval of the ratio over a paired "
-    "bootstrap of the split's documents (both models summed over the same drawn documents)",
+    "bootstrap of the split's documents (both models summed over the same drawn documents); empty "
+    f"for a split of fewer than {MIN_DOCUMENTS} documents",
     "ratio_ci_high": f"the high end of that {CONFIDENCE:.0%} interval of the ratio",
-    "real": "whether the difference is real: `yes` when the interval excludes 1; `not comparable` "
+    "real": "whether the difference is real: `yes` when the interval excludes 1; `too few documents` "
+    f"below {MIN_DOCUMENTS}, where even documents that all favour one model could not show it "
+    f"(an exact sign test's p = 2 * 2^-n is below {1 - CONFIDENCE:g} only from n = {MIN_DOCUMENTS}); `not comparable` "
     f"for two n-gram models whose OOV rates lie more than {OOV_RATE_FACTOR:g} times and "
     f"{100 * OOV_RATE_POINTS:g} percentage point apart (each prices its own unknown words as `<unk>`, so neither "
     "perplexity compares; the `oov_rate` columns show it)",
@@ -195,7 +209,8 @@ def comparison_markdown(rows, resamples, seed):
             row["split"], row["model"], row["baseline"], row["differs_in"],
             f"{float(row['perplexity_model']):.2f}", f"{float(row['perplexity_baseline']):.2f}",
             f"{100 * float(row['oov_rate_model']):.2f}% / {100 * float(row['oov_rate_baseline']):.2f}%",
-            f"{float(row['ratio']):.4f}", f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}]",
+            f"{float(row['ratio']):.4f}",
+            f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}]" if row["ratio_ci_low"] else "—",
             row["real"],
         ]
         for row in rows
