@@ -63,12 +63,18 @@ def test_a_byte_order_mark_and_empty_or_spaced_gap_words_are_warned_about(tmp_pa
     expected.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n").encode())
     work = tmp_path / "work"
     done = run_pipeline(work, config)
-    for warning in (
-        "lmgap warning: dev-0/expected.tsv begins with a byte-order mark, which becomes part of its first gap word",
-        "lmgap warning: dev-0/expected.tsv has empty lines, gaps without a word: line 5, 10",
-        "lmgap warning: dev-0/expected.tsv has gap words holding a space, line 7: the text takes each as two words",
-    ):
+    warnings = (
+        f"lmgap warning: {corpus}/dev-0/expected.tsv begins with a byte-order mark, which becomes part of its first gap word",
+        f"lmgap warning: {corpus}/dev-0/expected.tsv has empty lines, gaps without a word: line 5, 10",
+        f"lmgap warning: {corpus}/dev-0/expected.tsv has gap words holding a space, line 7: the text takes each as two words",
+    )
+    for warning in warnings:
         assert warning in done.stderr and warning in run_log(work)
+    # Another corpus: its run says nothing of the first (its fetch finds nothing to warn about).
+    other = demo_corpus(tmp_path / "other", seed=10, train_sentences=400, dev_sentences=30)
+    done = run_pipeline(work, {**config, "corpus": {"source": str(other)}})
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("lmgap warning")]
+    assert said == []
 
 
 def test_tables_older_than_the_corpus_manifest_are_warned_about(tmp_path, small):

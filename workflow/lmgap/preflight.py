@@ -69,9 +69,19 @@ def set_aside(paths, folder):
     return moved
 
 
-def corpus_warnings(record_path):
-    """What the last fetch found accepted but likely a mistake (see lmgap.corpus.fetch)."""
-    return (_read_json(record_path) or {}).get("warnings", [])
+def corpus_warnings(record_path, source):
+    """What the last fetch found accepted but likely a mistake (see lmgap.corpus.fetch), where it
+    describes the corpus now asked for: fetched from source, none of its files newer than the
+    record (else the fetch runs again, and its record is the one to read)."""
+    record = _read_json(record_path)
+    if not record or record.get("source") != source:
+        return []
+    written = os.stat(record_path).st_mtime
+    for name in record.get("files", []):
+        path = Path(record["root"]) / name
+        if not path.is_file() or path.stat().st_mtime > written:
+            return []
+    return record.get("warnings", [])
 
 
 def stale_tables_warning(provenance_path, manifest_path):

@@ -108,7 +108,7 @@ onstart:
         check_writable(["results", "results/tables", "logs"])
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
-    warn(corpus_warnings(FETCH_RECORD))
+    warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     # The tables folder shows what the current config makes: the gap task's tables of an earlier
     # run go aside, kept.
     if not GAP["enabled"]:
@@ -125,10 +125,10 @@ onstart:
 # A fetch of this run may have found what its start could not know yet; a run that left the
 # tables behind the corpus (a target short of them) says so.
 onsuccess:
-    warn(corpus_warnings(FETCH_RECORD))
+    warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, "results/corpus/manifest.json")])
     warn([fallback_note(fallback_discounts(trained_counts()))])
 
 
 onerror:
-    warn(corpus_warnings(FETCH_RECORD))
+    warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))

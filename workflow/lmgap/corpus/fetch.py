@@ -290,7 +290,8 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
     for name in required:
         if name.endswith("expected.tsv"):
             found, bad = read_gap_words(root / name, name)
-            warnings += found
+            # Named by where they lie: a warning may be read after the corpus has moved.
+            warnings += [f"{root}/{warning}" for warning in found]
             if bad:
                 not_utf8[name] = bad
     # The fingerprints make the record change whenever a file does, so the manifest follows.
