@@ -30,10 +30,15 @@ def config_warnings():
     """What the config asks for that is accepted but likely a mistake."""
     physical_mb = physical_memory_mb()
     if not ON_CLUSTER and MEMORY_BUDGET_MB > physical_mb:
+        fix = (
+            "give --resources mem_mb a smaller N"
+            if BUDGET_FROM == "--resources mem_mb"
+            else f"lower memory.budget_mb {in_origin('memory.budget_mb')}"
+        )
         yield (
             f"the memory budget of {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}) is above this machine's "
             f"{physical_mb:,} MB of memory: jobs it admits together may be killed for want "
-            f"of memory; lower memory.budget_mb {in_origin('memory.budget_mb')} (or --resources mem_mb=N)"
+            f"of memory; {fix}"
         )
     if config["train_split"] in config["eval_splits"]:
         yield (
