@@ -266,6 +266,22 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
     assert (work / "results/tables/perplexity.tsv").exists()
 
 
+def test_a_full_disk_while_query_writes_its_record_names_the_folder(tmp_path, kenlm_bin):
+    corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=400, dev_sentences=60)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+              "gap": {"enabled": False}}
+    work = tmp_path / "work"
+    scores = work / "results/eval"
+    scores.mkdir(parents=True)
+    full = run_pipeline(work, config, wrapper=full_disk_wrapper(scores, tmp_path, size=512), check=False)
+    said = full.stdout + full.stderr
+    assert full.returncode != 0 and f"lmgap error in rule query: no space left writing in {scores.resolve()}/o3" in said
+    assert "free space on that disk, then run the same command again" in said and "Traceback" not in said
+    assert not list(scores.rglob("*.json"))
+    run_pipeline(work, config)
+    assert (work / "results/tables/perplexity.tsv").exists()
+
+
 @pytest.mark.parametrize(
     "message, says",
     [

@@ -1,7 +1,9 @@
 """What every `script:` entry point shares: the log, and errors shown to the user."""
 
+import errno
 import sys
 import traceback
+from pathlib import Path
 
 from .atomic import move_into_place
 from .corpus.place import corpus_root
@@ -20,6 +22,10 @@ def run(snakemake, main):
         try:
             try:
                 main(log)
+            except OSError as err:
+                if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                raise LmgapError(full_disk(err, snakemake.output)) from None
             except ModuleNotFoundError as err:
                 if err.name not in NEURAL_MODULES:
                     raise
@@ -37,6 +43,17 @@ def run(snakemake, main):
             raise
         finally:
             sys.stderr = console
+
+
+def full_disk(err, outputs):
+    """What to do when a job's disk filled up: the folder it was writing in (the file's, or its
+    outputs' when the error names no file) and the fix."""
+    folders = [Path(err.filename).parent] if err.filename else list(dict.fromkeys(Path(path).parent for path in outputs))
+    where = ", ".join(str(folder.resolve()) for folder in folders)
+    return (
+        f"no space left writing in {where} ({err.strerror}): free space on that disk, then run the "
+        "same command again (what finished is kept)"
+    )
 
 
 def split_dir(snakemake, split=None):
