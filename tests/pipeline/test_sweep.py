@@ -128,5 +128,5 @@ def test_switching_axes_back_and_forth_retrains_nothing(sweep_run, tmp_path):
     assert jobs_executed(done) == {**tables, "sample_training_text": 1, "train": 4, "install_model": 4, "query": 4}
     assert sorted(re.findall(r"model=([^\s,]+)", done.stderr)) == sorted(
         f"o{order}{prune}-frac0.25" for order in (2, 3) for prune in ("", "-prune0.1")
-        for _ in ("train", "query")
+        for _ in ("train", "install_model", "query")
     )
