@@ -9,6 +9,7 @@ import yaml
 from conftest import REPO, demo_corpus, jobs_run, run_pipeline
 from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError
+from lmgap.models import models_from_config, prune_settings
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
@@ -122,3 +123,24 @@ def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
     assert done.returncode != 0
     said = done.stdout + done.stderr
     assert "config.yaml line 4, column 1: expected ',' or ']'" in said and "fix the YAML syntax there" in said
+
+
+def test_prune_from_config_is_read_as_numbers_and_a_setting_listed_twice_is_named():
+    # Snakemake's --config reads `lmplz={"prune": [0, 0, 1]}` as the strings '0', '0' and '1'.
+    for given, read in ((["0", "0", "1"], [0, 0, 1]), ([["0", "1"], []], [[0, 1], []])):
+        overrides = {"lmplz": {"prune": given}}
+        assert validate_config(overrides, SCHEMA, Origins(overrides))["lmplz"]["prune"] == read
+    with pytest.raises(LmgapError) as err:
+        validate_config({"lmplz": {"prune": [[0, 0, 1], [0, 0, 1]]}}, SCHEMA)
+    assert "  lmplz.prune: [0, 0, 1] is listed twice: each setting trains its own models, so list it once" in str(err.value)
+    overrides = {"lmplz": {"prune": ["0", "x"]}}
+    with pytest.raises(LmgapError) as err:
+        validate_config(overrides, SCHEMA, Origins(overrides))
+    assert "'x' is no whole number; thresholds are whole numbers from 0" in str(err.value)
+
+
+def test_thresholds_that_are_all_zero_are_the_unpruned_model():
+    # lmplz drops the n-grams seen at most as often as the threshold: 0 drops none.
+    assert prune_settings([0]) == prune_settings([0, 0, 0]) == prune_settings([]) == [[]]
+    assert prune_settings([[], [0], [0, 0, 1]]) == [[], [0, 0, 1]]
+    assert sorted(models_from_config([3], prune_settings([[0], [0, 1]]), False)) == ["o3", "o3-prune0.1"]

@@ -76,6 +76,12 @@ def coerce_overrides(value, schema, override):
     """value with the parts that --config set (override: their tree) read as the schema's types."""
     if override is None:
         return value
+    # One of several forms (lmplz.prune: a list of thresholds or a list of such lists): the first
+    # that the value, so read, takes.
+    for alternative in schema.get("anyOf", []):
+        read = coerce_overrides(value, {**schema, **alternative, "anyOf": []}, override)
+        if jsonschema.Draft202012Validator(alternative).is_valid(read):
+            return read
     if isinstance(value, dict) and isinstance(override, dict):
         properties = schema.get("properties", {})
         # A mapping of names to entries of one schema (neural:) reads each entry by it.
@@ -86,7 +92,7 @@ def coerce_overrides(value, schema, override):
             for key, sub in value.items()
         }
     if isinstance(value, list):
-        return [_scalar(item, schema.get("items", {})) for item in value]
+        return [coerce_overrides(item, schema.get("items", {}), True) for item in value]
     return _scalar(value, schema)
 
 
@@ -173,10 +179,18 @@ def explain(error):
     if error.validator == "anyOf" and path == ("corpus", "source"):
         return f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path"
     if error.validator == "anyOf" and path == ("lmplz", "prune"):
+        settings = [tuple(item) for item in error.instance if isinstance(item, list)]
+        twice = [list(setting) for setting in dict.fromkeys(settings) if settings.count(setting) > 1]
+        if twice and len(settings) == len(error.instance):
+            return f"{twice[0]} is listed twice: each setting trains its own models, so list it once"
+        # (A number --config gave as text is no fault.)
+        values = [value for item in error.instance for value in (item if isinstance(item, list) else [item])]
+        odd = [value for value in values if not isinstance(value, int) and not INTEGER.fullmatch(str(value))]
+        why = f"{odd[0]!r} is no whole number; " if odd else ""
         return (
             f"{error.instance!r} is neither a list of thresholds (say [0, 0, 1]) nor a list of such "
-            "lists (say [[], [0, 0, 1]], one model of every order for each); thresholds are whole "
-            "numbers from 0"
+            f"lists (say [[], [0, 0, 1]], one model of every order for each): {why}thresholds are "
+            "whole numbers from 0"
         )
     if error.validator == "minimum" and path[:1] == ("orders",):
         return (

@@ -40,10 +40,12 @@ def models_from_config(orders, prune_settings, discount_fallback, train_fraction
 
 
 def prune_settings(prune):
-    """lmplz.prune as a list of settings: one list of thresholds, or a list of such lists."""
-    if prune and all(isinstance(setting, list) for setting in prune):
-        return [list(setting) for setting in dict.fromkeys(tuple(setting) for setting in prune)]
-    return [list(prune)]
+    """lmplz.prune as a list of settings: one list of thresholds, or a list of such lists.
+    Thresholds that are all 0 prune nothing (lmplz drops n-grams seen at most that often): such a
+    setting is the unpruned model, [] (one model, not a twin folder `o3-prune0`)."""
+    settings = prune if prune and all(isinstance(setting, list) for setting in prune) else [prune]
+    unpruned = [[] if not any(setting) else list(setting) for setting in settings]
+    return [list(setting) for setting in dict.fromkeys(tuple(setting) for setting in unpruned)]
 
 
 # The rebuilt text of a split, and the nested sample of its lines a training fraction takes (rule
