@@ -204,3 +204,19 @@ def test_command_prints_every_digit_and_refuses_bad_files(tmp_path):
     bad = subprocess.run([LMGAP, "score", str(out), str(expected)], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == ""
     assert f"{out} line 1, token 2 ''" in bad.stderr
+
+
+def test_a_token_holding_a_tab_is_one_word_as_geval_reads_it_and_is_warned_about(tmp_path):
+    # GEval splits a line at spaces alone: `x:0.5<TAB>y:0.4` is the word `x:0.5<TAB>y` with 0.4,
+    # and with the rest mass 0.1 the listed total 0.5 is divided out (0.8 and 0.2).
+    x, y = apart(10, 1, 2)
+    joined = f"{x}:0.5\t{y}"
+    assert bucket(joined, 10, 1) != bucket(x, 10, 1)
+    _, (value,) = score_lines([f"{joined}:0.4 :0.1"], [x], 10)
+    assert value == pytest.approx(math.log(0.2 / 1024), rel=1e-12)
+    out, expected = tmp_path / "out.tsv", tmp_path / "expected.tsv"
+    out.write_text(f"{joined}:0.4 :0.1\n{x}:1\n")
+    expected.write_text(f"{x}\n{x}\n")
+    done = subprocess.run([LMGAP, "score", str(out), str(expected)], capture_output=True, text=True, check=True)
+    assert f"lmgap score: warning: {out} has tokens holding a tab, line 1: GEval splits tokens at spaces alone" in done.stderr
+    assert float(dict(line.split("\t") for line in done.stdout.splitlines())["LogLossHashed"]) == pytest.approx(-value / 2)

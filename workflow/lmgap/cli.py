@@ -4,11 +4,14 @@ import argparse
 import sys
 
 from .errors import LmgapError
-from .gap.geval import DEFAULT_BITS, score_files
+from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
 
 
 def score(args):
-    metrics, _ = score_files(args.out, args.expected, args.bits)
+    out_lines = read_lines(args.out)
+    metrics, _ = score_lines(out_lines, read_lines(args.expected), args.bits, str(args.out), str(args.expected))
+    for warning in token_warnings(out_lines, args.out):
+        print(f"lmgap score: warning: {warning}", file=sys.stderr)
     for name, value in metrics.items():
         print(f"{name}\t{value!r}")
 

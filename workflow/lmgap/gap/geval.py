@@ -317,6 +317,27 @@ def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv"
     return metrics, per_line
 
 
+def token_warnings(out_lines, out_name="out.tsv"):
+    """What GEval accepts and scores, as here, but was most likely not meant: a token holding a tab
+    (GEval splits a line at spaces alone, so `w:0.5<TAB>x:0.4` is the one word `w:0.5<TAB>x`),
+    and a byte-order mark, which becomes part of the first line's first word."""
+    warnings = []
+    lines = [number for number, line in enumerate(out_lines, start=1) if "\t" in line]
+    if lines:
+        more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
+        warnings.append(
+            f"{out_name} has tokens holding a tab, line {', '.join(map(str, lines[:5]))}{more}: GEval "
+            "splits tokens at spaces alone and takes each such token as one word, as this score does; "
+            "separate tokens with single spaces"
+        )
+    if out_lines and out_lines[0].startswith("\ufeff"):
+        warnings.append(
+            f"{out_name} begins with a byte-order mark, which GEval takes as part of the first word, as "
+            "this score does; save the file as UTF-8 without one"
+        )
+    return warnings
+
+
 def score_files(out_path, expected_path, bits=DEFAULT_BITS):
     """score_lines on two files."""
     return score_lines(read_lines(out_path), read_lines(expected_path), bits, str(out_path), str(expected_path))
