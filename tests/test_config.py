@@ -26,8 +26,8 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
 @pytest.mark.parametrize(
     "config, key, says",
     [
-        ({"orderz": [3]}, "(top level)", "'orderz' was unexpected"),
-        ({"lmplz": {"prun": [1]}}, "lmplz", "'prun' was unexpected"),
+        ({"orderz": [3]}, "orderz", "'orderz' was unexpected"),
+        ({"lmplz": {"prun": [1]}}, "lmplz.prun", "'prun' was unexpected"),
         ({"orders": [1, 3]}, "orders[0]", "1 is below 2: KenLM's binary models"),
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'"),
         ({"orders": ["3"]}, "orders[0]", "is not of type 'integer'"),
@@ -84,9 +84,10 @@ def test_each_bad_value_is_named_with_the_file_or_option_it_came_from(tmp_path):
         validate_config(merged, SCHEMA, origins)
     assert str(err.value).splitlines() == [
         "config.yaml is invalid:",
-        "  eval_splits[0]: 'dev-7' is not one of ['dev-0', 'dev-1', 'test-A', 'train']",
+        "  eval_splits[0]: 'dev-7' is not one of ['dev-0', 'dev-1', 'test-A', 'train']; give one of dev-0, dev-1, "
+        "test-A, train",
         "--config is invalid:",
-        "  lmplz.discount_fallback: 'maybe' is not of type 'boolean'",
+        "  lmplz.discount_fallback: 'maybe' is not of type 'boolean'; give true or false",
         f"{other} is invalid:",
         "  orders[1]: 0 is below 2: KenLM's binary models (build_binary, and the gap predictor) need order 2 "
         "or more; drop it from orders",

@@ -97,9 +97,9 @@ def coerce_overrides(value, schema, override):
 
 
 def key_path(error):
-    """`lmplz.prune[1]` for the place an error is about."""
+    """`lmplz.prune[1]` for the place an error is about (an unknown key's own name)."""
     text = ""
-    for part in error.absolute_path:
+    for part in place(error):
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or "(top level)"
 
@@ -177,7 +177,10 @@ def explain(error):
     """jsonschema's message, or ours where a bare one would not say what to do."""
     path = tuple(error.absolute_path)
     if error.validator == "anyOf" and path == ("corpus", "source"):
-        return f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path"
+        return (
+            f"{error.instance!r} is not a git URL (git://, https://, ssh://, file://) or a local path; "
+            "give one of those"
+        )
     if error.validator == "anyOf" and path == ("lmplz", "prune"):
         settings = [tuple(item) for item in error.instance if isinstance(item, list)]
         twice = [list(setting) for setting in dict.fromkeys(settings) if settings.count(setting) > 1]
@@ -202,7 +205,50 @@ def explain(error):
             f"{error.instance} MB is below {error.validator_value} MB, less than lmplz and build_binary "
             "need together for the smallest model; give more, or null for 80% of the machine's memory"
         )
-    return error.message
+    return f"{error.message}; {fix(error)}"
+
+
+# How each kind of value is asked for, in a fix.
+KINDS = {
+    "integer": "a whole number", "number": "a number", "boolean": "true or false", "string": "a text",
+    "array": "a list", "object": "a mapping of keys", "null": "null",
+}
+# What a value a pattern refuses must look like, by the key it is under (neural: its names).
+PATTERNS = {
+    "commit": "give a commit, tag or branch name (letters, digits and . _ / -), or null for the newest",
+    "bin_dir": "give a folder's path without control characters",
+    "temp_dir": "give a folder's path without control characters",
+    "neural": "name the model with lower-case letters, digits, - and _, starting with a letter (not o "
+    "and a digit, blend or unigram, the names of other rows)",
+}
+
+
+def fix(error):
+    """What to write instead of a value the schema refuses, by the rule it breaks."""
+    rule, wanted = error.validator, error.validator_value
+    if rule == "type":
+        kinds = [wanted] if isinstance(wanted, str) else wanted
+        return "give " + " or ".join(KINDS[kind] for kind in kinds)
+    if rule == "enum":
+        return "give one of " + ", ".join(map(str, wanted))
+    if rule == "minimum":
+        return f"give {wanted} or more"
+    if rule == "exclusiveMinimum":
+        return f"give more than {wanted}"
+    if rule == "maximum":
+        return f"give at most {wanted}"
+    if rule == "uniqueItems":
+        return "list each value once"
+    if rule == "minItems":
+        return f"list at least {wanted}"
+    if rule == "minLength":
+        return "give a non-empty text"
+    if rule == "additionalProperties":
+        return "remove it, or use one of the keys known here: " + ", ".join(error.schema.get("properties", {}))
+    if rule in ("pattern", "propertyNames"):
+        key = next((part for part in reversed(error.absolute_path) if isinstance(part, str)), "neural")
+        return PATTERNS.get(key, "see its description in config.yaml")
+    return "see its description in config.yaml"
 
 
 def invalid(problems):
@@ -221,7 +267,7 @@ def check_prune(prune, orders, origins):
         raise invalid([(
             origin, "lmplz.prune",
             f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
-            "keeping a longer one)",
+            "keeping a longer one); give each order's threshold at least the one before",
         )])
     if len(prune) > min(orders):
         raise invalid([(

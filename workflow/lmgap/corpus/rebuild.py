@@ -34,7 +34,7 @@ def header_names(split_dir):
     header = header_path(split_dir)
     if header is None:
         return None
-    return header.read_bytes().split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
+    return header.read_bytes().removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
 
 
 def split_columns(split_dir):
@@ -111,10 +111,12 @@ def _lines(path, compressed=False):
         yield [clean(carry[:-1] if carry.endswith(b"\r") else carry)]
 
 
-def line_count_mismatch(name, gaps, lines):
+def line_count_mismatch(name, gaps, lines, blank=None):
+    """blank: the first empty line of expected.tsv, the likeliest cause, if it has one."""
+    where = f" (its line {blank} is blank)" if blank else ""
     return LmgapError(
-        f"{name}expected.tsv has {gaps} lines but {name}in.tsv.xz has {lines}: "
-        "each in.tsv line needs its gap word on the same line of expected.tsv"
+        f"{name}expected.tsv has {gaps} lines but {name}in.tsv.xz has {lines}{where}: give each in.tsv "
+        "line its gap word on the same line of expected.tsv (a blank line or a line end missing shifts them)"
     )
 
 
@@ -134,6 +136,7 @@ def read_contexts(split_dir):
     in_path = split_dir / "in.tsv.xz"
     if not in_path.exists():
         raise LmgapError(f"{in_path} is missing: every split needs its in.tsv.xz")
+    header = header_path(split_dir)
     columns = split_columns(split_dir)
     count = 0
     try:
@@ -145,9 +148,10 @@ def read_contexts(split_dir):
                     try:
                         check_line(line, max(columns, 2))
                     except ValueError as err:
+                        source = f"the columns {header} names" if header else "line 1's"
                         raise LmgapError(
-                            f"{split_dir.name}/in.tsv.xz line {count} {err}; fix that line "
-                            "(in-header.tsv, when present, sets the column count)"
+                            f"{split_dir.name}/in.tsv.xz line {count} {err}, {source}; fix that line, "
+                            f"or {'in-header.tsv' if header else 'line 1'} if it is the one that is wrong"
                         ) from None
             yield [line.rsplit(b"\t", 2)[-2:] for line in lines]
     except CorruptInput as err:
@@ -161,7 +165,7 @@ def with_gap_words(split_dir, gap_words):
     gap_words (an iterator over expected.tsv's lines); an LmgapError when the two files' line
     counts differ or a gap word holds a tab."""
     split_dir = Path(split_dir)
-    name, count = f"{split_dir.name}/", 0
+    name, count, blank = f"{split_dir.name}/", 0, None
     blocks = read_contexts(split_dir)
     for contexts in blocks:
         lines = []
@@ -169,14 +173,18 @@ def with_gap_words(split_dir, gap_words):
             gap = next(gap_words, None)
             if gap is None:
                 rest = len(contexts) - index + sum(len(block) for block in blocks)
-                raise line_count_mismatch(name, count, count + rest)
+                raise line_count_mismatch(name, count, count + rest, blank)
             count += 1
             check_gap_word(gap, name, count)
+            blank = blank or (count if not gap.strip() else None)
             lines.append((left, gap, right))
         yield lines
-    extra = sum(1 for _ in gap_words)
+    extra = 0
+    for gap in gap_words:
+        extra += 1
+        blank = blank or (count + extra if not gap.strip() else None)
     if extra:
-        raise line_count_mismatch(name, count + extra, count)
+        raise line_count_mismatch(name, count + extra, count, blank)
 
 
 def rebuild_split(split_dir, out_path):

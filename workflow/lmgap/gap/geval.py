@@ -274,14 +274,17 @@ def read_lines(path):
         try:
             out.append(line.removesuffix(b"\r").decode("utf-8"))
         except UnicodeDecodeError as err:
-            raise LmgapError(f"{path} line {number} is not valid UTF-8 ({err.reason} at byte {err.start})") from None
+            raise LmgapError(
+                f"{path} line {number} is not valid UTF-8 ({err.reason} at byte {err.start}), which GEval "
+                "reads; save the file as UTF-8"
+            ) from None
     return out
 
 
 def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv", expected_name="expected.tsv"):
     """Every metric of an output against the expected words, and each line's log-probability."""
     if not out_lines:
-        raise LmgapError(f"{out_name} is empty; it needs one line per line of {expected_name}")
+        raise LmgapError(f"{out_name} is empty; write one line per line of {expected_name}")
     if len(out_lines) != len(expected_lines):
         few = "few" if len(out_lines) < len(expected_lines) else "many"
         raise LmgapError(
@@ -299,7 +302,10 @@ def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv"
                 "(GEval refuses the file); write tokens as word:probability separated by single spaces"
             ) from None
         except ValueError as err:
-            raise LmgapError(f"{out_name} line {number}: {err} (GEval refuses the file)") from None
+            raise LmgapError(
+                f"{out_name} line {number}: {err} (GEval refuses the file); write the line as "
+                f"word:probability tokens separated by single spaces, or as 2^{bits} log-probabilities"
+            ) from None
         per_line.append(log_probability)
         total += log_probability
         ranked = ranked_words(specs)
