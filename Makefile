@@ -53,9 +53,12 @@ $(VENV)/.neural-installed: $(VENV)/.installed
 run: setup
 	$(VENV)/bin/snakemake --cores $(CORES)
 
-# The test suite, as CI runs it.
+# The test suite, as CI runs it. KenLM's tools are built first, by the pipeline's own rule (with
+# both cores, once), for the tests to use.
+KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
 test: setup-neural
+	$(VENV)/bin/snakemake --cores 2 --quiet $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
 	$(VENV)/bin/pytest
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one

@@ -124,14 +124,22 @@ def jobs_run(done):
     return counts
 
 
+# Where the pipeline's own build_kenlm rule puts KenLM's tools, relative to a run's folder.
+KENLM_TOOLS = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
+
+
 @pytest.fixture(scope="session")
 def kenlm_bin(tmp_path_factory):
-    """KenLM's tools, built once by the pipeline's own build_kenlm rule: once per run, for every
-    worker of a parallel one (pytest-xdist), the first to ask building while the others wait."""
+    """KenLM's tools as the pipeline's own build_kenlm rule builds them: those of this checkout,
+    which `make test` builds before the tests start (so that no test worker waits for it), or else
+    built once per run, for every worker of a parallel one, the first to ask building while the
+    others wait."""
+    if all((REPO / KENLM_TOOLS / tool).is_file() for tool in ("lmplz", "query", "build_binary")):
+        return REPO / KENLM_TOOLS
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     workdir = shared / "kenlm"
-    tools = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
+    tools = KENLM_TOOLS
     with open(shared / "kenlm.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (workdir / "built").exists():
