@@ -13,7 +13,6 @@ import pytest
 import yaml
 
 from conftest import REPO, SNAKEMAKE, demo_corpus, jobs_run, jobs_started, run_pipeline
-from generate_corpus import generate
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.errors import LmgapError
@@ -30,13 +29,25 @@ def running_in(workdir, program):
     ]
 
 
+def slow_lmplz_tools(folder, kenlm_bin, seconds):
+    """KenLM's tools, lmplz made to wait before it trains (not when only asked its version)."""
+    folder.mkdir()
+    for tool in ("query", "build_binary"):
+        (folder / tool).symlink_to(kenlm_bin / tool)
+    lmplz = folder / "lmplz"
+    lmplz.write_text(f'#!/bin/sh\ncase " $* " in *" --text "*) sleep {seconds};; esac\nexec {kenlm_bin / "lmplz"} "$@"\n')
+    lmplz.chmod(0o755)
+    return folder
+
+
 def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_bin):
-    # Newspaper-like text, large enough that lmplz runs for seconds.
-    corpus = tmp_path / "corpus"
-    generate(corpus, 1_000_000, seed=3)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+    corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=400, dev_sentences=30)
+    config = {"corpus": {"source": str(corpus)}, "orders": [3, 5], "kenlm": {"bin_dir": str(kenlm_bin)},
+              "lmplz": {"discount_fallback": True}}
     run_pipeline(tmp_path / "clean", config)
 
+    # lmplz waits a few seconds before it trains: the run is killed while it works.
+    config = {**config, "kenlm": {"bin_dir": str(slow_lmplz_tools(tmp_path / "slow", kenlm_bin, 3))}}
     work = (tmp_path / "killed").resolve()
     work.mkdir()
     (work / "config.yaml").write_text(yaml.safe_dump(config))
@@ -48,7 +59,6 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
     while not running_in(work, "lmplz"):
         assert run.poll() is None and time.monotonic() < deadline, "lmplz never started"
         time.sleep(0.05)
-    time.sleep(0.5)
     os.killpg(run.pid, signal.SIGKILL)
     run.wait()
     assert not (work / "results/tables/perplexity.tsv").exists()
