@@ -8,7 +8,9 @@ Facts this relies on (Debian's SLURM 22.05, snakemake-executor-plugin-slurm 2.8.
   runs use `--slurm-status-command squeue`, which needs finished jobs kept (MinJobAge) for more
   than three times the first status check's delay, or the plugin goes back to sacct.
 - The job step plugin drops SLURM_CONF for the srun inside each job, which then reads
-  /etc/slurm/slurm.conf: the cluster writes it there, and only where none exists.
+  /etc/slurm/slurm.conf: the cluster writes it there. Where the machine has one already, its
+  own SLURM is used when it answers (a cluster's login node; each run's jobs are told apart by
+  their name); else that file is set aside while this cluster runs, and put back.
 """
 
 import contextlib
@@ -91,14 +93,40 @@ def cluster_conf(state, host, cpus, memory_mb):
     ])
 
 
+def answers(env):
+    """Whether the SLURM env points at has a node up to take jobs."""
+    try:
+        listed = subprocess.run(["sinfo", "-h", "-o", "%T"], env=env, capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        return False
+    return listed.returncode == 0 and any(state in listed.stdout for state in ("idle", "mix", "alloc"))
+
+
 @contextlib.contextmanager
 def one_node_slurm(state, cpus=8):
-    """Start the cluster with its state in the folder state; yield the environment its clients
-    need; stop exactly the daemons started and remove the slurm.conf written for the job steps."""
+    """A SLURM to run jobs on: the machine's own where it has one that answers, else a cluster
+    started here with its state in the folder state; yield the environment its clients need.
+    Stops exactly the daemons started, and leaves /etc/slurm/slurm.conf as it found it."""
     ensure_slurm()
+    machine = {**os.environ, "PATH": SBIN_PATH}
+    if SYSTEM_CONF.exists() and answers(machine):
+        yield machine
+        return
+    aside = SYSTEM_CONF.with_name(SYSTEM_CONF.name + ".lmgap-aside")
     if SYSTEM_CONF.exists():
-        raise SlurmUnavailable(f"{SYSTEM_CONF} exists: this machine has its own SLURM; use one without")
-    state = Path(state)
+        SYSTEM_CONF.rename(aside)
+    try:
+        with own_cluster(Path(state), cpus) as env:
+            yield env
+    finally:
+        if aside.exists():
+            aside.replace(SYSTEM_CONF)
+
+
+@contextlib.contextmanager
+def own_cluster(state, cpus):
+    """munged, slurmctld and slurmd of one node on this machine, their slurm.conf also where the
+    job steps read it."""
     for folder in (state / "ctld", state / "d"):
         folder.mkdir(parents=True)
     state.chmod(0o700)
@@ -137,21 +165,26 @@ def one_node_slurm(state, cpus=8):
         SYSTEM_CONF.unlink()
 
 
+# The job names of this process's runs begin with it, which tells them from other users' jobs on
+# a shared cluster (and from earlier runs').
+RUN_NAME = f"lmgap{os.getpid()}"
+
+
 def snakemake_on_slurm(snakemake, workdir):
     """The command that runs the workflow in workdir through profiles/slurm on this cluster;
     `timeout -k` because Snakemake ignores a plain SIGTERM while jobs run."""
     return [
         "timeout", "-k", "30", "1800", str(snakemake), "--snakefile", str(REPO / "Snakefile"),
         "--directory", str(workdir), "--profile", str(REPO / "profiles/slurm"), "--slurm-status-command", "squeue",
-        "--slurm-init-seconds-before-status-checks", str(STATUS_DELAY_S),
+        "--slurm-init-seconds-before-status-checks", str(STATUS_DELAY_S), "--slurm-jobname-prefix", RUN_NAME,
     ]
 
 
 def jobs_recorded(env):
-    """SLURM's own record of every job since the cluster started: (comment, state, CPUs, memory,
-    start, end), the times as SLURM prints them (ISO 8601, to the second)."""
+    """SLURM's own record of this process's runs' jobs: (comment, state, CPUs, memory, start,
+    end), the times as SLURM prints them (ISO 8601, to the second)."""
     listed = subprocess.run(
-        ["squeue", "--states=all", "-h", "-o", "%k|%T|%C|%m|%S|%e"], env=env, capture_output=True, text=True,
+        ["squeue", "--states=all", "-h", "-o", "%j|%k|%T|%C|%m|%S|%e"], env=env, capture_output=True, text=True,
         check=True,
     ).stdout.split()
-    return [tuple(line.split("|")) for line in listed]
+    return [tuple(line.split("|")[1:]) for line in listed if line.startswith(f"{RUN_NAME}_")]
