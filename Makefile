@@ -82,3 +82,5 @@ $(DEMO_CORPUS)/dev-0/expected.tsv: benchmarks/generate_corpus.py | $(VENV)/.inst
 lint: setup
 	$(VENV)/bin/snakemake --lint
 	$(VENV)/bin/snakefmt --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .

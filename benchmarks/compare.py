@@ -32,6 +32,8 @@ from lmgap.ngram.output import parse_summary  # noqa: E402
 from lmgap.corpus.rebuild import rebuild_split  # noqa: E402
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+
+
 class TreeMemory(threading.Thread):
     """Peak of the summed resident memory of a process and all its descendants, sampled."""
 
@@ -91,7 +93,8 @@ def timed_hand_recipe(corpus, bin_dir, orders, work):
     for order in orders:
         lines += [
             hand_recipe.rebuild_command(corpus / "train", "train.txt"),
-            f"{hand_recipe.lmplz_command(bin_dir / 'lmplz', order, 'train.txt', f'model{order}.arpa')} 2> lmplz{order}.log",
+            hand_recipe.lmplz_command(bin_dir / "lmplz", order, "train.txt", f"model{order}.arpa")
+            + f" 2> lmplz{order}.log",
             hand_recipe.rebuild_command(corpus / "dev-0", "dev-0.txt"),
             f"{hand_recipe.query_command(bin_dir / 'query', f'model{order}.arpa', 'dev-0.txt')} > query{order}.txt "
             f"2> query{order}.log",
@@ -145,11 +148,13 @@ def rebuild_against_xzcat(corpus, work):
 @contextlib.contextmanager
 def worktree(commit, folder):
     """A checkout of commit at folder (git worktree), removed afterwards; yields (path, short sha)."""
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), commit], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), commit], check=True, capture_output=True
+    )
     try:
-        sha = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
+        sha = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
         yield Path(folder), sha
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], check=True)

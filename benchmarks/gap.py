@@ -43,8 +43,12 @@ def run(folder, config, *targets):
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.yaml").write_text(json.dumps(config))
     with open(folder / "snakemake.log", "a") as log:
-        return measured([SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "8", *targets],
-                        cwd=folder, stdout=log, stderr=log)
+        return measured(
+            [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "8", *targets],
+            cwd=folder,
+            stdout=log,
+            stderr=log,
+        )
 
 
 def benchmark_rows(folder, rule):
@@ -53,7 +57,9 @@ def benchmark_rows(folder, rule):
         with open(path) as handle:
             row = next(csv.DictReader(handle, delimiter="\t"))
         rows[str(path.relative_to(folder / "results/benchmarks"))] = {
-            "s": float(row["s"]), "cpu_s": float(row["cpu_time"]), "max_rss_mb": float(row["max_rss"]),
+            "s": float(row["s"]),
+            "cpu_s": float(row["cpu_time"]),
+            "max_rss_mb": float(row["max_rss"]),
         }
     return rows
 
@@ -80,10 +86,19 @@ def growth(args, bin_dir):
         text_mb = (folder / "results/text/train.txt").stat().st_size / 2**20
         (row,) = benchmark_rows(folder, "gap_candidates").values()
         estimate = index_memory_mb(text_mb)
-        print(json.dumps({
-            "words": words, "text_mb": round(text_mb, 1), "peak_mb": row["max_rss_mb"], "seconds": row["s"],
-            "estimate_mb": estimate, "margin": round(estimate / row["max_rss_mb"], 2),
-        }), flush=True)
+        print(
+            json.dumps(
+                {
+                    "words": words,
+                    "text_mb": round(text_mb, 1),
+                    "peak_mb": row["max_rss_mb"],
+                    "seconds": row["s"],
+                    "estimate_mb": estimate,
+                    "margin": round(estimate / row["max_rss_mb"], 2),
+                }
+            ),
+            flush=True,
+        )
         # The estimate's promise (its docstring): at least 20% above what the pass took.
         if estimate < 1.2 * row["max_rss_mb"]:
             sys.exit(f"the estimate of {estimate} MB is less than 20% above the measured {row['max_rss_mb']} MB")

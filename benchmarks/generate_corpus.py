@@ -52,9 +52,10 @@ def write_split(split_dir, lines, rng, layout=8, breaks=ESCAPED_BREAK):
     split_dir = Path(split_dir)
     split_dir.mkdir(parents=True, exist_ok=True)
     count = 0
-    with lzma.open(split_dir / "in.tsv.xz", "wt", encoding="utf-8", preset=1) as ins, open(
-        split_dir / "expected.tsv", "w", encoding="utf-8"
-    ) as gaps:
+    with (
+        lzma.open(split_dir / "in.tsv.xz", "wt", encoding="utf-8", preset=1) as ins,
+        open(split_dir / "expected.tsv", "w", encoding="utf-8") as gaps,
+    ):
         for count, words in enumerate(lines, start=1):
             gap = int(rng.integers(len(words)))
             joints = ["\\n" if r < breaks else " " for r in rng.random(len(words)).tolist()]
@@ -182,7 +183,6 @@ def spelling(ranks):
     return out
 
 
-
 class NewspaperSource:
     """Newspaper-like lines: Zipf draws and a successor table shared by every split."""
 
@@ -279,7 +279,6 @@ class MarkovSource:
         logprob = sum(self.log10_probability(s) for s in sentences)
         tokens = sum(len(s) + 1 for s in sentences)
         return 10 ** (-logprob / tokens)
-
 
 
 def write_corpus(root, source, train_sentences, dev_sentences, seed=0, layout=8):

@@ -56,10 +56,15 @@ def run(corpus, bin_dir, order, work, options=(), splits=("train", "dev-0"), lay
     arpa = work / f"model{order}.arpa"
     subprocess.run(
         lmplz_command(bin_dir / "lmplz", order, work / f"{train}.txt", arpa, options),
-        shell=True, check=True, capture_output=True,
+        shell=True,
+        check=True,
+        capture_output=True,
     )
     done = subprocess.run(
         query_command(bin_dir / "query", arpa, work / f"{scored}.txt"),
-        shell=True, check=True, capture_output=True, text=True,
+        shell=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return summary(done.stdout)

@@ -43,18 +43,26 @@ def main():
         subprocess.run(
             f"{bin_dir / 'lmplz'} -o 3 --discount_fallback --skip_symbols < {work / 'train.txt'} | "
             f"{bin_dir / 'build_binary'} /dev/stdin {work / 'model.binary'}",
-            shell=True, check=True, capture_output=True,
+            shell=True,
+            check=True,
+            capture_output=True,
         )
         # Nine words in ten unknown, as in the probe's page of OCR noise.
         words = [("the" if i % 10 == 0 else f"w{i}") for i in range(args.words)]
         (work / "line.txt").write_text(" ".join(words) + "\n")
-        alone = seconds(lambda: subprocess.run(
-            [str(bin_dir / "query"), "-v", "word", "-v", "sentence", "-v", "summary", str(work / "model.binary")],
-            stdin=open(work / "line.txt"), stdout=subprocess.DEVNULL, check=True,
-        ), args.repeats)
+        alone = seconds(
+            lambda: subprocess.run(
+                [str(bin_dir / "query"), "-v", "word", "-v", "sentence", "-v", "summary", str(work / "model.binary")],
+                stdin=open(work / "line.txt"),
+                stdout=subprocess.DEVNULL,
+                check=True,
+            ),
+            args.repeats,
+        )
         with open(work / "query.log", "w") as log:
-            scored = seconds(lambda: query(bin_dir / "query", work / "model.binary", work / "line.txt", 3, log),
-                             args.repeats)
+            scored = seconds(
+                lambda: query(bin_dir / "query", work / "model.binary", work / "line.txt", 3, log), args.repeats
+            )
     print(f"{machine()}; one line of {args.words:,} words, 90% unknown; wall seconds, median of {args.repeats}")
     print(f"KenLM's query alone\t{alone:.2f}")
     print(f"query and the pipeline's reading of its output\t{scored:.2f}")

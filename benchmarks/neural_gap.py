@@ -39,9 +39,14 @@ def measure(folder, config, setting):
     rows = {row["model"]: row for row in read_rows(folder / "results/tables/gap.tsv") if row["context"] != "left"}
     weights = json.loads((folder / "results/gap/both/blend/dev-0/weights.json").read_text())["weights"]
     return {
-        "setting": setting, "run_wall_s": round(cost["wall_s"], 1), "rescoring_s": job["s"], "rescoring_cpu_s": job["cpu_s"],
-        "peak_mb": job["max_rss_mb"], "reserved_mb": reserved_mb(folder, "gap_neural"),
-        "small": float(rows["small"]["perplexity_hashed"]), "blend": float(rows["blend"]["perplexity_hashed"]),
+        "setting": setting,
+        "run_wall_s": round(cost["wall_s"], 1),
+        "rescoring_s": job["s"],
+        "rescoring_cpu_s": job["cpu_s"],
+        "peak_mb": job["max_rss_mb"],
+        "reserved_mb": reserved_mb(folder, "gap_neural"),
+        "small": float(rows["small"]["perplexity_hashed"]),
+        "blend": float(rows["blend"]["perplexity_hashed"]),
         "best_member": min((float(row["perplexity_hashed"]), name) for name, row in rows.items() if name != "blend"),
         "weights": {name: round(weight, 4) for name, weight in weights.items()},
     }
@@ -59,16 +64,22 @@ def main():
     corpus = corpus_for(args.work, args.words, args.seed)
     folder = Path(tempfile.mkdtemp(prefix="neural-gap-", dir=args.work))
     config = {
-        "corpus": {"source": str(corpus)}, "orders": args.orders, "kenlm": {"bin_dir": str(kenlm_tools(args.kenlm_bin))},
+        "corpus": {"source": str(corpus)},
+        "orders": args.orders,
+        "kenlm": {"bin_dir": str(kenlm_tools(args.kenlm_bin))},
         "neural": {"small": {"train": {}}},
     }
-    print(f"{args.words:,} words, orders {args.orders}, the default small neural model, on {machine()} ({folder})",
-          flush=True)
+    print(
+        f"{args.words:,} words, orders {args.orders}, the default small neural model, on {machine()} ({folder})",
+        flush=True,
+    )
     results = [measure(folder, config, "defaults (50 candidates, 8 right tokens)")]
     first_table = (folder / "results/tables/gap.md").read_text()
     print(json.dumps(results[-1]), flush=True)
     for candidates in args.candidates:
-        results.append(measure(folder, {**config, "gap": {"neural_candidates": candidates}}, f"{candidates} candidates"))
+        results.append(
+            measure(folder, {**config, "gap": {"neural_candidates": candidates}}, f"{candidates} candidates")
+        )
         print(json.dumps(results[-1]), flush=True)
     for right in args.right_tokens:
         results.append(measure(folder, {**config, "gap": {"right_tokens": right}}, f"{right} right tokens"))
@@ -76,9 +87,11 @@ def main():
     print("\n| Setting | Rescoring (s) | CPU (s) | Peak / reserved (MB) | small | blend | best member |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for r in results:
-        print(f"| {r['setting']} | {r['rescoring_s']:.1f} | {r['rescoring_cpu_s']:.1f} | {r['peak_mb']:.0f} / "
-              f"{r['reserved_mb']:,} | {r['small']:.2f} | {r['blend']:.2f} | {r['best_member'][1]} "
-              f"{r['best_member'][0]:.2f} |")
+        print(
+            f"| {r['setting']} | {r['rescoring_s']:.1f} | {r['rescoring_cpu_s']:.1f} | {r['peak_mb']:.0f} / "
+            f"{r['reserved_mb']:,} | {r['small']:.2f} | {r['blend']:.2f} | {r['best_member'][1]} "
+            f"{r['best_member'][0]:.2f} |"
+        )
     print("\n" + first_table)
 
 

@@ -56,41 +56,43 @@ def free_port():
 
 def cluster_conf(state, host, cpus, memory_mb):
     """One node on this machine, munge through its own socket, no accounting."""
-    return "\n".join([
-        "ClusterName=lmgap-one-node",
-        f"SlurmctldHost={host}(127.0.0.1)",
-        f"SlurmctldPort={free_port()}",
-        f"SlurmdPort={free_port()}",
-        "AuthType=auth/munge",
-        "CredType=cred/munge",
-        f"AuthInfo=socket={state}/munge.socket",
-        "SlurmUser=root",
-        "SlurmdUser=root",
-        f"StateSaveLocation={state}/ctld",
-        f"SlurmdSpoolDir={state}/d",
-        f"SlurmctldPidFile={state}/ctld.pid",
-        f"SlurmdPidFile={state}/d.pid",
-        f"SlurmctldLogFile={state}/ctld.log",
-        f"SlurmdLogFile={state}/d.log",
-        "ProctrackType=proctrack/linuxproc",
-        "TaskPlugin=task/none",
-        "JobAcctGatherType=jobacct_gather/none",
-        "AccountingStorageType=accounting_storage/none",
-        "MpiDefault=none",
-        "ReturnToService=2",
-        "SchedulerType=sched/backfill",
-        "SelectType=select/cons_tres",
-        "SelectTypeParameters=CR_Core_Memory",
-        # squeue must still list finished jobs when the executor (and a test) asks.
-        "MinJobAge=3600",
-        # Without it a job that asks for no memory takes the whole node.
-        "DefMemPerCPU=1000",
-        # The CPUs given may exceed the machine's: a job is mostly Snakemake starting up.
-        "SlurmdParameters=config_overrides",
-        f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
-        f"PartitionName=main Nodes={host} Default=YES MaxTime=INFINITE State=UP",
-        "",
-    ])
+    return "\n".join(
+        [
+            "ClusterName=lmgap-one-node",
+            f"SlurmctldHost={host}(127.0.0.1)",
+            f"SlurmctldPort={free_port()}",
+            f"SlurmdPort={free_port()}",
+            "AuthType=auth/munge",
+            "CredType=cred/munge",
+            f"AuthInfo=socket={state}/munge.socket",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            f"StateSaveLocation={state}/ctld",
+            f"SlurmdSpoolDir={state}/d",
+            f"SlurmctldPidFile={state}/ctld.pid",
+            f"SlurmdPidFile={state}/d.pid",
+            f"SlurmctldLogFile={state}/ctld.log",
+            f"SlurmdLogFile={state}/d.log",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            "MpiDefault=none",
+            "ReturnToService=2",
+            "SchedulerType=sched/backfill",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_Core_Memory",
+            # squeue must still list finished jobs when the executor (and a test) asks.
+            "MinJobAge=3600",
+            # Without it a job that asks for no memory takes the whole node.
+            "DefMemPerCPU=1000",
+            # The CPUs given may exceed the machine's: a job is mostly Snakemake starting up.
+            "SlurmdParameters=config_overrides",
+            f"NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN",
+            f"PartitionName=main Nodes={host} Default=YES MaxTime=INFINITE State=UP",
+            "",
+        ]
+    )
 
 
 def answers(env):
@@ -137,8 +139,14 @@ def own_cluster(state, cpus):
     env = {**os.environ, "SLURM_CONF": str(conf), "PATH": SBIN_PATH}
     subprocess.run(["mungekey", "--create", "--keyfile", str(state / "munge.key")], check=True, env=env)
     munged = [
-        "munged", "-F", "--force", f"--socket={state}/munge.socket", f"--key-file={state}/munge.key",
-        f"--log-file={state}/munged.log", f"--pid-file={state}/munged.pid", f"--seed-file={state}/munge.seed",
+        "munged",
+        "-F",
+        "--force",
+        f"--socket={state}/munge.socket",
+        f"--key-file={state}/munge.key",
+        f"--log-file={state}/munged.log",
+        f"--pid-file={state}/munged.pid",
+        f"--seed-file={state}/munge.seed",
     ]
     started = []
     SYSTEM_CONF.parent.mkdir(parents=True, exist_ok=True)
@@ -174,9 +182,23 @@ def snakemake_on_slurm(snakemake, workdir):
     """The command that runs the workflow in workdir through profiles/slurm on this cluster;
     `timeout -k` because Snakemake ignores a plain SIGTERM while jobs run."""
     return [
-        "timeout", "-k", "30", "1800", str(snakemake), "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--profile", str(REPO / "profiles/slurm"), "--slurm-status-command", "squeue",
-        "--slurm-init-seconds-before-status-checks", str(STATUS_DELAY_S), "--slurm-jobname-prefix", RUN_NAME,
+        "timeout",
+        "-k",
+        "30",
+        "1800",
+        str(snakemake),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--profile",
+        str(REPO / "profiles/slurm"),
+        "--slurm-status-command",
+        "squeue",
+        "--slurm-init-seconds-before-status-checks",
+        str(STATUS_DELAY_S),
+        "--slurm-jobname-prefix",
+        RUN_NAME,
     ]
 
 
@@ -184,7 +206,10 @@ def jobs_recorded(env):
     """SLURM's own record of this process's runs' jobs: (comment, state, CPUs, memory, start,
     end), the times as SLURM prints them (ISO 8601, to the second)."""
     listed = subprocess.run(
-        ["squeue", "--states=all", "-h", "-o", "%j|%k|%T|%C|%m|%S|%e"], env=env, capture_output=True, text=True,
+        ["squeue", "--states=all", "-h", "-o", "%j|%k|%T|%C|%m|%S|%e"],
+        env=env,
+        capture_output=True,
+        text=True,
         check=True,
     ).stdout.split()
     return [tuple(line.split("|")[1:]) for line in listed if line.startswith(f"{RUN_NAME}_")]

@@ -45,7 +45,14 @@ def parse_costs(commit, corpus, bin_dir, repeats, work):
             "dry run (snakemake -n)": [*snakemake, "-n", "--cores", "2"],
             # What a SLURM job step runs first: the workflow parsed again, for the one job it runs.
             "cluster job's parse (--mode remote)": [
-                *snakemake, "-n", "--cores", "1", "--mode", "remote", "--target-jobs", "query:model=o5,split=dev-0",
+                *snakemake,
+                "-n",
+                "--cores",
+                "1",
+                "--mode",
+                "remote",
+                "--target-jobs",
+                "query:model=o5,split=dev-0",
             ],
         }
         return sha, {
@@ -66,7 +73,9 @@ def main():
         print(f"{machine()}; CPU seconds, median of {args.repeats}")
         (work / "alone").mkdir()
         (work / "alone/Snakefile").write_text(ONE_RULE)
-        alone = statistics.median(cpu_seconds([SNAKEMAKE, "-n", "--cores", "2"], work / "alone") for _ in range(args.repeats))
+        alone = statistics.median(
+            cpu_seconds([SNAKEMAKE, "-n", "--cores", "2"], work / "alone") for _ in range(args.repeats)
+        )
         print(f"-\tSnakemake alone (a one-rule workflow, -n)\t{alone:.2f}")
         for commit in args.commits:
             sha, costs = parse_costs(commit, work / "corpus", bin_dir, args.repeats, work)

@@ -74,8 +74,12 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         (run_dir / "config.yaml").write_text(json.dumps(config))
         with open(run_dir / "snakemake.log", "w") as log:
             try:
-                cost = measured([SNAKEMAKE, "--snakefile", str(tree / "Snakefile"), "--cores", "8"], cwd=run_dir,
-                                stdout=log, stderr=log)
+                cost = measured(
+                    [SNAKEMAKE, "--snakefile", str(tree / "Snakefile"), "--cores", "8"],
+                    cwd=run_dir,
+                    stdout=log,
+                    stderr=log,
+                )
                 cost["finished"] = True
             except SystemExit as failed:
                 cost = {"finished": False, "error": str(failed)}

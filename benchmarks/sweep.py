@@ -42,8 +42,11 @@ def sweep_corpus(root, seed=11):
 def sweep_config(corpus, kenlm_bin):
     """The demo sweep: orders x training fractions x pruning, eight models."""
     return {
-        "corpus": {"source": str(corpus)}, "orders": [2, 3], "train_fraction": [0.5, 1.0],
-        "lmplz": {"prune": [[], [0, 1]], "discount_fallback": True}, "kenlm": {"bin_dir": str(kenlm_bin)},
+        "corpus": {"source": str(corpus)},
+        "orders": [2, 3],
+        "train_fraction": [0.5, 1.0],
+        "lmplz": {"prune": [[], [0, 1]], "discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
 
@@ -57,23 +60,32 @@ def curve(args, bin_dir):
     corpus = corpus_for(args.work, args.words, args.seed)
     folder = Path(tempfile.mkdtemp(prefix="curve-", dir=args.work))
     config = {
-        "corpus": {"source": str(corpus)}, "orders": args.orders, "train_fraction": args.fractions,
-        "kenlm": {"bin_dir": str(bin_dir)}, "gap": {"enabled": False},
+        "corpus": {"source": str(corpus)},
+        "orders": args.orders,
+        "train_fraction": args.fractions,
+        "kenlm": {"bin_dir": str(bin_dir)},
+        "gap": {"enabled": False},
     }
     cost = run(folder, config)
-    print(f"{args.words:,} words, orders {args.orders}, fractions {args.fractions} on {machine()}: "
-          f"{cost['wall_s']:.1f} s wall, {cost['cpu_s']:.1f} s CPU, peak {cost['peak_mb']:.0f} MB ({folder})")
+    print(
+        f"{args.words:,} words, orders {args.orders}, fractions {args.fractions} on {machine()}: "
+        f"{cost['wall_s']:.1f} s wall, {cost['cpu_s']:.1f} s CPU, peak {cost['peak_mb']:.0f} MB ({folder})"
+    )
     print("| Order | Train fraction | Train tokens | PPL incl. OOVs | PPL excl. OOVs | OOV rate |")
     print("|---:|---:|---:|---:|---:|---:|")
     for row in read_rows(folder / "results/tables/perplexity.tsv"):
-        print(f"| {row['order']} | {row['train_fraction']} | {int(row['train_tokens']):,} | "
-              f"{float(row['perplexity_including_oovs']):.2f} | {float(row['perplexity_excluding_oovs']):.2f} | "
-              f"{float(row['oov_rate']):.2%} |")
+        print(
+            f"| {row['order']} | {row['train_fraction']} | {int(row['train_tokens']):,} | "
+            f"{float(row['perplexity_including_oovs']):.2f} | {float(row['perplexity_excluding_oovs']):.2f} | "
+            f"{float(row['oov_rate']):.2%} |"
+        )
     print("\n| Model | Baseline | Differs in | Ratio | 95% CI | Real |")
     print("|---|---|---|---:|---:|---|")
     for row in read_rows(folder / "results/tables/comparison.tsv"):
-        print(f"| {row['model']} | {row['baseline']} | {row['differs_in']} | {float(row['ratio']):.4f} | "
-              f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}] | {row['real']} |")
+        print(
+            f"| {row['model']} | {row['baseline']} | {row['differs_in']} | {float(row['ratio']):.4f} | "
+            f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}] | {row['real']} |"
+        )
 
 
 def slurm(args, bin_dir):
@@ -88,17 +100,23 @@ def slurm(args, bin_dir):
             (root / f"slurm{attempt}").mkdir()
             (root / f"slurm{attempt}/config.yaml").write_text((root / f"local{attempt}/config.yaml").read_text())
             with open(root / f"slurm{attempt}/snakemake.log", "w") as log:
-                cluster.append(measured(snakemake_on_slurm(SNAKEMAKE, root / f"slurm{attempt}"), env=env,
-                                        stdout=log, stderr=log)["wall_s"])
+                cluster.append(
+                    measured(snakemake_on_slurm(SNAKEMAKE, root / f"slurm{attempt}"), env=env, stdout=log, stderr=log)[
+                        "wall_s"
+                    ]
+                )
     same = all(
         (root / f"local{attempt}/results/tables" / table).read_bytes()
         == (root / f"slurm{attempt}/results/tables" / table).read_bytes()
-        for attempt in range(args.repeat) for table in TABLES
+        for attempt in range(args.repeat)
+        for table in TABLES
     )
-    print(f"demo sweep, 8 models, on {machine()} (SLURM node of {args.slurm_cpus} CPUs): local "
-          f"{statistics.median(local):.1f} s, SLURM {statistics.median(cluster):.1f} s wall (median of "
-          f"{args.repeat}; local {', '.join(f'{s:.1f}' for s in local)}; SLURM "
-          f"{', '.join(f'{s:.1f}' for s in cluster)}); tables byte-identical: {same} ({root})")
+    print(
+        f"demo sweep, 8 models, on {machine()} (SLURM node of {args.slurm_cpus} CPUs): local "
+        f"{statistics.median(local):.1f} s, SLURM {statistics.median(cluster):.1f} s wall (median of "
+        f"{args.repeat}; local {', '.join(f'{s:.1f}' for s in local)}; SLURM "
+        f"{', '.join(f'{s:.1f}' for s in cluster)}); tables byte-identical: {same} ({root})"
+    )
 
 
 def main():

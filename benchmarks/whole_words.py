@@ -32,9 +32,11 @@ def main():
     caseless = sum(token.lower() in vocabulary for token in tokens) / len(tokens)
     capitalised = sum(token[:1].isupper() for token in tokens) / len(tokens)
     punctuated = sum(not token.isalnum() for token in tokens) / len(tokens)
-    print(f"{len(tokenizer):,} tokens, {len(words):,} of them whole words; {len(tokens):,} words of text: "
-          f"{share:.1%} are whole-word tokens as written, {caseless:.1%} in lower case; "
-          f"{capitalised:.1%} capitalised, {punctuated:.1%} with a character other than a letter or digit")
+    print(
+        f"{len(tokenizer):,} tokens, {len(words):,} of them whole words; {len(tokens):,} words of text: "
+        f"{share:.1%} are whole-word tokens as written, {caseless:.1%} in lower case; "
+        f"{capitalised:.1%} capitalised, {punctuated:.1%} with a character other than a letter or digit"
+    )
 
 
 if __name__ == "__main__":

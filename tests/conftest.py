@@ -28,7 +28,11 @@ def requirements():
     """Every requirement the set-up installs, as written: the lines of requirements.txt and
     requirements-kenlm.txt (comments and blank lines dropped) and pyproject.toml's optional
     dependency groups."""
-    lines = [line for name in ("requirements.txt", "requirements-kenlm.txt") for line in (REPO / name).read_text().splitlines()]
+    lines = [
+        line
+        for name in ("requirements.txt", "requirements-kenlm.txt")
+        for line in (REPO / name).read_text().splitlines()
+    ]
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     found = [line.split("#")[0].strip() for line in lines + [r for group in extras.values() for r in group]]
     return [line for line in found if line]
@@ -72,10 +76,10 @@ def jobs_started(done):
             rule = header.group(2)
             jobs.append({"rule": rule, "local": bool(header.group(1)), "comment": f"rule_{rule}"})
         elif jobs and line.startswith("wildcards: "):
-            values = [pair.split("=", 1)[1] for pair in line[len("wildcards: "):].split(", ")]
+            values = [pair.split("=", 1)[1] for pair in line[len("wildcards: ") :].split(", ")]
             jobs[-1]["comment"] += "_wildcards_" + "_".join(values).replace("/", "_")
         elif jobs and line.startswith("resources: "):
-            jobs[-1].update(pair.split("=", 1) for pair in line[len("resources: "):].split(", "))
+            jobs[-1].update(pair.split("=", 1) for pair in line[len("resources: ") :].split(", "))
     return jobs
 
 
@@ -99,7 +103,7 @@ def rule_blocks():
         text = path.read_text()
         starts = list(re.finditer(r"^\s*(?:rule|checkpoint) (\w+):", text, re.M))
         for start, end in zip(starts, [*starts[1:], None]):
-            rules[start.group(1)] = text[start.end(): end.start() if end else len(text)]
+            rules[start.group(1)] = text[start.end() : end.start() if end else len(text)]
     return rules
 
 
@@ -180,8 +184,19 @@ def neural_run(tmp_path_factory, kenlm_bin):
         "corpus": {"source": "../corpus"},
         "orders": [3],
         "kenlm": {"bin_dir": str(kenlm_bin)},
-        "neural": {"small": {"train": {"layers": 1, "width": 16, "heads": 2, "context": 32, "vocab_size": 300,
-                                       "steps": 5, "batch_size": 4}}},
+        "neural": {
+            "small": {
+                "train": {
+                    "layers": 1,
+                    "width": 16,
+                    "heads": 2,
+                    "context": 32,
+                    "vocab_size": 300,
+                    "steps": 5,
+                    "batch_size": 4,
+                }
+            }
+        },
     }
     run_pipeline(root / "work", config)
     return root

@@ -74,9 +74,20 @@ def table_rules(root=REPO):
     with tempfile.TemporaryDirectory() as work:
         (Path(work) / "config.yaml").write_bytes((Path(root) / "config.yaml").read_bytes())
         done = subprocess.run(
-            [SNAKEMAKE, "--snakefile", str(Path(root) / "Snakefile"), "--directory", work, "--rulegraph", "dot",
-             *command[command.index("--config"):], "--", *(f"results/tables/{table}" for table in tables)],
-            capture_output=True, text=True,
+            [
+                SNAKEMAKE,
+                "--snakefile",
+                str(Path(root) / "Snakefile"),
+                "--directory",
+                work,
+                "--rulegraph",
+                "dot",
+                *command[command.index("--config") :],
+                "--",
+                *(f"results/tables/{table}" for table in tables),
+            ],
+            capture_output=True,
+            text=True,
         )
     if done.returncode:
         raise SystemExit(f"snakemake could not draw the demo's rule graph:\n{done.stderr[-3000:]}")
@@ -128,7 +139,9 @@ def write(readme, tables, digest):
 
     def fill(match):
         rows = table_rows(Path(tables) / match["table"])
-        return f"<!-- make readme: {match['table']}, demo inputs {digest} -->\n```\n{rows}```\n<!-- make readme: end -->"
+        return (
+            f"<!-- make readme: {match['table']}, demo inputs {digest} -->\n```\n{rows}```\n<!-- make readme: end -->"
+        )
 
     return BLOCK.sub(fill, readme)
 

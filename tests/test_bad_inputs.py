@@ -141,7 +141,10 @@ def test_each_form_of_setting_a_bad_value_stops_a_dry_run_before_any_job(tmp_pat
     done = run_pipeline(tmp_path / "work", config, "--dry-run", *args, check=False)
     said = done.stdout + done.stderr
     named = {"config.yaml": "config.yaml", "--configfile": str(tmp_path / "other.yaml"), "--config": "--config"}[form]
-    assert done.returncode != 0 and f"{named} is invalid:\n  gap.top_k: 0 is less than the minimum of 1; give 1 or more" in said
+    assert (
+        done.returncode != 0
+        and f"{named} is invalid:\n  gap.top_k: 0 is less than the minimum of 1; give 1 or more" in said
+    )
     assert "Traceback" not in said and not (tmp_path / "work/results").exists()
 
 
@@ -164,7 +167,7 @@ def at_second_line(change):
     def apply(path):
         lines = content(path).split(b"\n")
         at = 1 if len(lines) > 2 else 0
-        store(path, b"\n".join([*lines[:at], *change(lines[at]), *lines[at + 1:]]))
+        store(path, b"\n".join([*lines[:at], *change(lines[at]), *lines[at + 1 :]]))
 
     return apply
 
@@ -189,29 +192,46 @@ OUTCOME = {
     **{(name, how): REFUSED for name in CORPUS_FILES for how in ("missing", "empty", "truncated")},
     **{(name, how): SAME for name in CORPUS_FILES for how in ("CRLF", "byte-order mark")},
     **{(name, how): REFUSED for name in CORPUS_FILES[:4] for how in ("a column too many", "a blank line")},
-    ("train/in.tsv.xz", "a column too few"): REFUSED, ("dev-0/in.tsv.xz", "a column too few"): REFUSED,
+    ("train/in.tsv.xz", "a column too few"): REFUSED,
+    ("dev-0/in.tsv.xz", "a column too few"): REFUSED,
     # An expected.tsv line without its one column is an empty gap word.
-    ("train/expected.tsv", "a column too few"): WARNED, ("dev-0/expected.tsv", "a column too few"): WARNED,
-    ("train/expected.tsv", "byte-order mark"): WARNED, ("dev-0/expected.tsv", "byte-order mark"): WARNED,
-    ("train/in.tsv.xz", "not UTF-8"): BYTES, ("dev-0/in.tsv.xz", "not UTF-8"): BYTES,
-    ("train/expected.tsv", "not UTF-8"): BYTES, ("dev-0/expected.tsv", "not UTF-8"): REFUSED,
+    ("train/expected.tsv", "a column too few"): WARNED,
+    ("dev-0/expected.tsv", "a column too few"): WARNED,
+    ("train/expected.tsv", "byte-order mark"): WARNED,
+    ("dev-0/expected.tsv", "byte-order mark"): WARNED,
+    ("train/in.tsv.xz", "not UTF-8"): BYTES,
+    ("dev-0/in.tsv.xz", "not UTF-8"): BYTES,
+    ("train/expected.tsv", "not UTF-8"): BYTES,
+    ("dev-0/expected.tsv", "not UTF-8"): REFUSED,
     # in-header.tsv: missing, there is no year column; a column more or less than in.tsv has, or
     # none (empty, truncated), and every in.tsv line disagrees with it; as bytes, it is read by tab.
-    ("in-header.tsv", "missing"): NO_YEARS, ("in-header.tsv", "not UTF-8"): SAME,
-    ("in-header.tsv", "a column too many"): REFUSED, ("in-header.tsv", "a column too few"): REFUSED,
+    ("in-header.tsv", "missing"): NO_YEARS,
+    ("in-header.tsv", "not UTF-8"): SAME,
+    ("in-header.tsv", "a column too many"): REFUSED,
+    ("in-header.tsv", "a column too few"): REFUSED,
     ("in-header.tsv", "a blank line"): REFUSED,
 }
 # The outputs of the jobs that read the corpus, under a run's working folder.
-READ_BY_JOBS = ["fetched.json", "train.json", "dev-0.json", "train.txt", "dev-0.txt", "train.years.tsv",
-                "dev-0.years.tsv", "heldout.tsv", "gap_words.tsv"]
+READ_BY_JOBS = [
+    "fetched.json",
+    "train.json",
+    "dev-0.json",
+    "train.txt",
+    "dev-0.txt",
+    "train.years.tsv",
+    "dev-0.years.tsv",
+    "heldout.tsv",
+    "gap_words.tsv",
+]
 
 
 def read_by_the_jobs(root, work):
     """What fetch_corpus, split_fingerprint, rebuild_text, document_years and gap_heldout do with a
     corpus (their own functions, in the order the run takes them); the fetch's warnings."""
     with open(work / "fetch.log", "w") as log:
-        fetch_corpus(str(root), None, str(work / "clone"), required_files("train", ["dev-0"], False),
-                     work / "fetched.json", log)
+        fetch_corpus(
+            str(root), None, str(work / "clone"), required_files("train", ["dev-0"], False), work / "fetched.json", log
+        )
     for split in ("train", "dev-0"):
         write_fingerprint(work / "fetched.json", split, work / f"{split}.json", scored_for_gaps=split == "dev-0")
         rebuild_split(root / split, work / f"{split}.txt")
@@ -295,6 +315,8 @@ LINES = {
     "a space after": "a:0.5 b:0.4 ",
     "numbers without words, not 1024 of them": "0.5 0.4",
 }
+
+
 def score(tmp_path, lines, capsys):
     out, expected = tmp_path / "out.tsv", tmp_path / "expected.tsv"
     out.write_bytes(lines)
@@ -318,21 +340,29 @@ def test_a_malformed_line_is_named_by_file_and_line_with_the_fix(tmp_path, capsy
     assert said.startswith(f"lmgap score: {out} line 2") and FIX.search(said), said
 
 
-@pytest.mark.parametrize("lines, says", [
-    (b"a:1\nb:1\n", "has 2 lines but"),
-    (b"a:1\nb:1\nc:1\nd:1\n", "has 4 lines but"),
-    (b"", "is empty"),
-    (b"a:1\n\xffb:1\nc:1\n", "line 2 is not valid UTF-8"),
-], ids=["too few lines", "too many lines", "empty", "not UTF-8"])
+@pytest.mark.parametrize(
+    "lines, says",
+    [
+        (b"a:1\nb:1\n", "has 2 lines but"),
+        (b"a:1\nb:1\nc:1\nd:1\n", "has 4 lines but"),
+        (b"", "is empty"),
+        (b"a:1\n\xffb:1\nc:1\n", "line 2 is not valid UTF-8"),
+    ],
+    ids=["too few lines", "too many lines", "empty", "not UTF-8"],
+)
 def test_a_malformed_file_is_named_with_the_fix(tmp_path, capsys, lines, says):
     code, printed, said, out = score(tmp_path, lines, capsys)
     assert code == 2 and printed == "" and str(out) in said and says in said and FIX.search(said), said
 
 
-@pytest.mark.parametrize("lines, warns", [
-    (b"a:1\na:0.5 b:0.2\tc:0.2 :0.1\nc:1\n", "has tokens holding a tab, line 2"),
-    (b"\xef\xbb\xbfa:1\nb:1\nc:1\n", "begins with a byte-order mark"),
-], ids=["a tab inside a token", "a byte-order mark"])
+@pytest.mark.parametrize(
+    "lines, warns",
+    [
+        (b"a:1\na:0.5 b:0.2\tc:0.2 :0.1\nc:1\n", "has tokens holding a tab, line 2"),
+        (b"\xef\xbb\xbfa:1\nb:1\nc:1\n", "begins with a byte-order mark"),
+    ],
+    ids=["a tab inside a token", "a byte-order mark"],
+)
 def test_what_geval_accepts_but_was_not_meant_is_scored_as_geval_does_and_warned_about(tmp_path, capsys, lines, warns):
     code, printed, said, out = score(tmp_path, lines, capsys)
     assert code == 0 and f"lmgap score: warning: {out} {warns}" in said

@@ -133,7 +133,9 @@ def test_prune_from_config_is_read_as_numbers_and_a_setting_listed_twice_is_name
         assert validate_config(overrides, SCHEMA, Origins(overrides))["lmplz"]["prune"] == read
     with pytest.raises(LmgapError) as err:
         validate_config({"lmplz": {"prune": [[0, 0, 1], [0, 0, 1]]}}, SCHEMA)
-    assert "  lmplz.prune: [0, 0, 1] is listed twice: each setting trains its own models, so list it once" in str(err.value)
+    assert "  lmplz.prune: [0, 0, 1] is listed twice: each setting trains its own models, so list it once" in str(
+        err.value
+    )
     overrides = {"lmplz": {"prune": ["0", "x"]}}
     with pytest.raises(LmgapError) as err:
         validate_config(overrides, SCHEMA, Origins(overrides))

@@ -1,4 +1,4 @@
-"""The workflow stays clean for Snakemake's linter and snakefmt."""
+"""The workflow stays clean for Snakemake's linter, snakefmt and ruff."""
 
 import subprocess
 import sys
@@ -18,3 +18,9 @@ def test_snakemake_lint_finds_nothing():
 def test_snakefmt_would_change_nothing():
     done = subprocess.run([str(BIN / "snakefmt"), "--check", "."], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_finds_nothing_and_would_change_nothing():
+    for check in (["check", "."], ["format", "--check", "."]):
+        done = subprocess.run([str(BIN / "ruff"), *check], cwd=REPO, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr

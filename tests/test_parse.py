@@ -18,13 +18,17 @@ def traced_dry_run(workdir, *args):
     trace = workdir / "strace.txt"
     subprocess.run(
         ["strace", "-f", "-qq", "-e", "trace=execve,connect", "-o", str(trace), SNAKEMAKE, "-n", "--cores", "2", *args],
-        cwd=workdir, capture_output=True, text=True, check=True,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     lines = trace.read_text().splitlines()
     # Each program that started, but the first: snakemake itself.
     started = [
         " ".join(re.findall(r'"([^"]*)"', line.split("[", 1)[1].split("]", 1)[0]))
-        for line in lines if "execve(" in line and line.rstrip().endswith("= 0")
+        for line in lines
+        if "execve(" in line and line.rstrip().endswith("= 0")
     ][1:]
     # Name look-ups aside (port 53): Snakemake itself may resolve a name at start-up, as a
     # one-rule workflow shows; a connection to a host (git's 9418, https' 443) is what counts,

@@ -26,15 +26,18 @@ RULES_TEXT = "\n".join(path.read_text() for path in (REPO / "workflow/rules").gl
 MADE_BY_A_RUN = ("results/", "logs/", "resources/", ".venv/", ".snakemake/")
 CORPUS_LAYOUT = ("train/", "dev-0/", "dev-1/", "test-A/")
 BASES = (REPO, REPO / "workflow/lmgap", REPO / "tests")
-CODE_TEXT = RULES_TEXT + (REPO / "Makefile").read_text() + "".join(
-    path.read_text() for path in (REPO / "workflow").rglob("*.py")
+CODE_TEXT = (
+    RULES_TEXT
+    + (REPO / "Makefile").read_text()
+    + "".join(path.read_text() for path in (REPO / "workflow").rglob("*.py"))
 )
 
 
 def named_paths():
     words = set(QUOTED) | set(CODE.split())
     return sorted(
-        word.rstrip(".,:;)") for word in words
+        word.rstrip(".,:;)")
+        for word in words
         if re.fullmatch(r"[a-z.][\w.-]*(/[\w.{}*-]*)+/?", word.rstrip(".,:;)")) and "://" not in word
     )
 
@@ -73,7 +76,8 @@ def test_every_config_key_the_readme_names_is_in_the_schema():
         match.group(1)
         for text in QUOTED
         for match in [re.match(r"([a-z_]+(?:\.[a-z_]+)+)(?::|\s|=|$)", text)]
-        if match and match.group(1).split(".")[0] in top
+        if match
+        and match.group(1).split(".")[0] in top
         and not re.search(r"\.(tsv|md|yaml|json|py|txt|toml|png|html)$", match.group(1))
     }
     keys |= {text.rstrip(":") for text in QUOTED if re.fullmatch(r"[a-z_]+:?", text) and text.rstrip(":") in top}
@@ -106,9 +110,7 @@ def test_every_snakemake_option_the_readme_names_is_snakemake_s():
     # The options the README quotes of other programs: `lmgap score`'s, lmplz's, snakefmt's and timeout's.
     options -= LMGAP_FLAGS | {"--prune", "--discount_fallback", "--skip_symbols", "--check", "--foreground"}
     helped = subprocess.run([SNAKEMAKE, "--help"], capture_output=True, text=True).stdout
-    helped += subprocess.run(
-        [SNAKEMAKE, "--executor", "slurm", "--help"], capture_output=True, text=True
-    ).stdout
+    helped += subprocess.run([SNAKEMAKE, "--executor", "slurm", "--help"], capture_output=True, text=True).stdout
     assert "--cores" in options and "--unlock" in options
     assert sorted(option for option in options if option not in helped) == []
 
@@ -204,8 +206,8 @@ CLAIM_SECTIONS = ("## Sweeping", "## Interrupted and failed runs")
 
 def section(title):
     start = README.index(f"\n{title}\n")
-    following = re.search(r"\n#{2,3} ", README[start + len(title) + 2:])
-    return README[start: start + len(title) + 2 + (following.start() if following else len(README))]
+    following = re.search(r"\n#{2,3} ", README[start + len(title) + 2 :])
+    return README[start : start + len(title) + 2 + (following.start() if following else len(README))]
 
 
 def test_each_claim_of_what_a_run_does_names_the_test_that_checks_it():

@@ -13,22 +13,31 @@ def write(root, files):
 
 
 def test_a_script_s_code_is_every_module_it_reaches_by_any_form_of_import(tmp_path):
-    write(tmp_path, {
-        "scripts/job.py": "import sys\nfrom lmgap.b import run\n\ndef late():\n    import lmgap.e.f\n",
-        "lmgap/__init__.py": "",
-        # A package's modules reached by name, relatively, from the package itself, two levels up.
-        "lmgap/b/__init__.py": "from . import c\n",
-        "lmgap/b/run.py": "from .c import value\nfrom ..d import other\n",
-        "lmgap/b/c.py": "value = 1\n",
-        "lmgap/d.py": "other = 2\n",
-        "lmgap/e/__init__.py": "",
-        "lmgap/e/f.py": "import os\n",
-        "lmgap/unused.py": "x = 1\n",
-    })
+    write(
+        tmp_path,
+        {
+            "scripts/job.py": "import sys\nfrom lmgap.b import run\n\ndef late():\n    import lmgap.e.f\n",
+            "lmgap/__init__.py": "",
+            # A package's modules reached by name, relatively, from the package itself, two levels up.
+            "lmgap/b/__init__.py": "from . import c\n",
+            "lmgap/b/run.py": "from .c import value\nfrom ..d import other\n",
+            "lmgap/b/c.py": "value = 1\n",
+            "lmgap/d.py": "other = 2\n",
+            "lmgap/e/__init__.py": "",
+            "lmgap/e/f.py": "import os\n",
+            "lmgap/unused.py": "x = 1\n",
+        },
+    )
     found = {path.relative_to(tmp_path).as_posix() for path in code_files(tmp_path / "scripts/job.py", tmp_path)}
     assert found == {
-        "scripts/job.py", "lmgap/__init__.py", "lmgap/b/__init__.py", "lmgap/b/run.py", "lmgap/b/c.py",
-        "lmgap/d.py", "lmgap/e/__init__.py", "lmgap/e/f.py",
+        "scripts/job.py",
+        "lmgap/__init__.py",
+        "lmgap/b/__init__.py",
+        "lmgap/b/run.py",
+        "lmgap/b/c.py",
+        "lmgap/d.py",
+        "lmgap/e/__init__.py",
+        "lmgap/e/f.py",
     }
     before = script_code("job", tmp_path)
     # Another module's edit, or a touch, changes nothing; an edit to a module reached does.
@@ -53,8 +62,11 @@ def test_every_rule_passes_the_code_of_its_own_script():
     for name, body in rules.items():
         assert re.search(rf'script:\n\s+"\.\./scripts/{name}\.py"', body), f"rule {name} runs another script"
         assert f'code=script_code("{name}"),' in body, f"rule {name} does not pass its script's code"
-    assert re.search(r"^rerun-triggers: \[mtime, params, input, software-env\]$",
-                     (REPO / "profiles/default/config.yaml").read_text(), re.M)
+    assert re.search(
+        r"^rerun-triggers: \[mtime, params, input, software-env\]$",
+        (REPO / "profiles/default/config.yaml").read_text(),
+        re.M,
+    )
 
 
 def test_the_record_s_digest_covers_the_rules_scripts_and_package(tmp_path):

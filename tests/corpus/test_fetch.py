@@ -82,15 +82,23 @@ def test_local_directory_is_used_in_place(tmp_path, corpus_repo):
 @pytest.mark.parametrize(
     "required, says",
     [
-        (required_files("train", ["dev-0", "dev-1"], False),
-         "lacks dev-1/expected.tsv (eval_splits asks for it); dev-1/in.tsv.xz (eval_splits asks for it): "
-         "remove dev-1 from eval_splits in config.yaml, or point corpus.source at a corpus that has it"),
-        (required_files("dev-1", ["dev-0"], False),
-         "(train_split asks for it): set train_split in config.yaml to a split the corpus has"),
-        (required_files("train", ["dev-0"], True),
-         "lacks test-A/in.tsv.xz (corpus.test_a asks for it): set corpus.test_a: false in config.yaml"),
-        (required_files("train", ["dev-0", "test-A"], False),
-         "lacks test-A/expected.tsv, which eval_splits asks for: the challenge keeps test-A's gap words hidden"),
+        (
+            required_files("train", ["dev-0", "dev-1"], False),
+            "lacks dev-1/expected.tsv (eval_splits asks for it); dev-1/in.tsv.xz (eval_splits asks for it): "
+            "remove dev-1 from eval_splits in config.yaml, or point corpus.source at a corpus that has it",
+        ),
+        (
+            required_files("dev-1", ["dev-0"], False),
+            "(train_split asks for it): set train_split in config.yaml to a split the corpus has",
+        ),
+        (
+            required_files("train", ["dev-0"], True),
+            "lacks test-A/in.tsv.xz (corpus.test_a asks for it): set corpus.test_a: false in config.yaml",
+        ),
+        (
+            required_files("train", ["dev-0", "test-A"], False),
+            "lacks test-A/expected.tsv, which eval_splits asks for: the challenge keeps test-A's gap words hidden",
+        ),
     ],
 )
 def test_a_missing_file_is_named_with_the_key_that_asks_for_it(tmp_path, corpus_repo, required, says):
@@ -114,8 +122,10 @@ def test_a_folder_in_another_layout_says_so(tmp_path):
 @pytest.mark.parametrize(
     "data, kind",
     # mtime=0: the same bytes, so the same test name, in every worker of a parallel run.
-    [(gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `zcat "),
-     (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c ")],
+    [
+        (gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `zcat "),
+        (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c "),
+    ],
     ids=["gzip", "plain"],
 )
 def test_an_xz_file_in_another_format_is_named_with_its_format(tmp_path, corpus_repo, data, kind):
@@ -172,5 +182,3 @@ def test_corrupt_xz_is_reported(tmp_path, corpus_repo):
     (repo / "train/in.tsv.xz").write_bytes(data[: len(data) // 2])
     with pytest.raises(LmgapError, match="train/in.tsv.xz is corrupt or truncated"):
         fetch(tmp_path, str(repo))
-
-

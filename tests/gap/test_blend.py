@@ -57,8 +57,10 @@ def test_a_mixed_line_puts_the_mixture_of_the_members_in_the_gap_words_bucket():
     assert listed == 5 and p0 == pytest.approx(0.5 * 0.2 + 0.3 * 0.1 + 0.2 * 0.9, abs=1e-9)
     for line_number in (1, 7, 123):
         for word in ("the", "a", "in", "zebra", "unlisted"):
-            each = [math.exp(line_log_probability(*parse_out_line(line), word, DEFAULT_BITS, line_number))
-                    for line in members]
+            each = [
+                math.exp(line_log_probability(*parse_out_line(line), word, DEFAULT_BITS, line_number))
+                for line in members
+            ]
             got = math.exp(line_log_probability(*parse_out_line(text), word, DEFAULT_BITS, line_number))
             assert got == pytest.approx(float(np.dot(weights, each)), rel=1e-5)
 
@@ -69,7 +71,9 @@ def write_members(folder, members, lines):
     for name in members:
         out, score = folder / f"{name}.out.tsv", folder / f"{name}.lines.tsv"
         out.write_text("".join(line + "\n" for line, _ in lines[name]))
-        score.write_text("line\tlog_probability\n" + "".join(f"{n}\t{v!r}\n" for n, (_, v) in enumerate(lines[name], 1)))
+        score.write_text(
+            "line\tlog_probability\n" + "".join(f"{n}\t{v!r}\n" for n, (_, v) in enumerate(lines[name], 1))
+        )
         outs.append(out)
         scores.append(score)
     return outs, scores
@@ -107,11 +111,14 @@ def test_cross_fitting_never_lets_a_gap_weigh_in_its_own_prediction(tmp_path):
 def test_a_split_without_gap_words_takes_the_weights_fit_on_all_the_scored_gaps(tmp_path):
     rng = np.random.default_rng(6)
     probabilities = rng.uniform(0.01, 0.5, size=(30, 2))
-    lines = {name: [(f"w:{p:.6g} :{1 - p:.6g}", math.log(p)) for p in probabilities[:, k]]
-             for k, name in enumerate(("one", "two"))}
+    lines = {
+        name: [(f"w:{p:.6g} :{1 - p:.6g}", math.log(p)) for p in probabilities[:, k]]
+        for k, name in enumerate(("one", "two"))
+    }
     outs, scores = write_members(tmp_path, ["one", "two"], lines)
-    weights = write_blend(["one", "two"], scores, outs, False, tmp_path / "out.tsv", tmp_path / "w.json",
-                          tmp_path / "s.json")
+    weights = write_blend(
+        ["one", "two"], scores, outs, False, tmp_path / "out.tsv", tmp_path / "w.json", tmp_path / "s.json"
+    )
     np.testing.assert_allclose(weights, fit_weights(probabilities), rtol=1e-12)
     written = (tmp_path / "out.tsv").read_text().splitlines()
     assert written == [mixed_line([lines["one"][n][0], lines["two"][n][0]], weights)[0] for n in range(30)]
@@ -134,7 +141,10 @@ def test_the_blend_of_real_lines_scores_as_geval_scores_the_mixture(tmp_path):
         for _ in expected:
             words = rng.choice(vocabulary, size=60, replace=False)
             values = rng.dirichlet(np.ones(61))
-            rows.append(" ".join(f"{w}:{v:.6g}" for w, v in zip(words, values[:-1])) + f" :{1 - sum(float(f'{v:.6g}') for v in values[:-1]):.10g}")
+            rows.append(
+                " ".join(f"{w}:{v:.6g}" for w, v in zip(words, values[:-1]))
+                + f" :{1 - sum(float(f'{v:.6g}') for v in values[:-1]):.10g}"
+            )
         path.write_text("\n".join(rows) + "\n")
         outs.append(path)
     per_member = [score_files(path, tmp_path / "expected.tsv")[1] for path in outs]

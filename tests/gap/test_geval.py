@@ -24,14 +24,29 @@ def digits_agree(value, printed):
 # bucket bits, metric and the value the suite expects.
 GEVAL_EXAMPLES = [
     # log-loss-hashed-probs: probabilities, a line short of 1, a rest mass.
-    (["A:0.6 B:0.4", "C:0.2 A:0.1", "A:0.4 C:0.4", "D:1.0", "C:0.4 B:0.5 :0.1"], ["A", "A", "B", "D", "A"],
-     10, "LogLossHashed", "4.11631293099392"),
+    (
+        ["A:0.6 B:0.4", "C:0.2 A:0.1", "A:0.4 C:0.4", "D:1.0", "C:0.4 B:0.5 :0.1"],
+        ["A", "A", "B", "D", "A"],
+        10,
+        "LogLossHashed",
+        "4.11631293099392",
+    ),
     # likelihood-hashed-not-normalized (and log-loss-hashed-not-normalized, the same files):
     # values that are neither probabilities nor log-probabilities summing to one.
-    (["tak:10 nie:8.9", "niebieski:0 żółty:1.5 czerwony:-0.5"], ["tak", "niebieski"],
-     8, "LikelihoodHashed8", "0.351043364110715"),
-    (["tak:10 nie:8.9", "niebieski:0 żółty:1.5 czerwony:-0.5"], ["tak", "niebieski"],
-     8, "LogLossHashed8", "1.0468455186722887"),
+    (
+        ["tak:10 nie:8.9", "niebieski:0 żółty:1.5 czerwony:-0.5"],
+        ["tak", "niebieski"],
+        8,
+        "LikelihoodHashed8",
+        "0.351043364110715",
+    ),
+    (
+        ["tak:10 nie:8.9", "niebieski:0 żółty:1.5 czerwony:-0.5"],
+        ["tak", "niebieski"],
+        8,
+        "LogLossHashed8",
+        "1.0468455186722887",
+    ),
 ]
 
 
@@ -101,8 +116,11 @@ def test_hand_worked_lines():
         # probabilities short of one without a rest mass get the missing mass as rest
         (f"{x}:0.5", y, math.log(0.5 / 1024)),
         # log-probabilities summing above one: spread, then the buckets are divided by their sum
-        (f"{x}:-1 {y}:-2 :-0.5", x,
-         math.log((math.exp(-1) + math.exp(-0.5) / 1024) / (math.exp(-1) + math.exp(-2) + math.exp(-0.5)))),
+        (
+            f"{x}:-1 {y}:-2 :-0.5",
+            x,
+            math.log((math.exp(-1) + math.exp(-0.5) / 1024) / (math.exp(-1) + math.exp(-2) + math.exp(-0.5))),
+        ),
         # log-probabilities short of one: the missing mass becomes the rest
         (f"{x}:-1 {y}:-2", z, math.log((1 - math.exp(-1) - math.exp(-2)) / 1024)),
     ]
@@ -128,8 +146,16 @@ def test_perplexity_is_exp_of_the_log_loss_over_lines_and_accuracy_reads_the_lis
 
 @pytest.mark.parametrize(
     "text, value",
-    [("0.5", 0.5), ("1", 1.0), ("-2.25", -2.25), ("+3", 3.0), ("1e-05", 1e-05), ("2.5E+2", 250.0),
-     ("0.000123457", 0.000123457), ("007", 7.0)],
+    [
+        ("0.5", 0.5),
+        ("1", 1.0),
+        ("-2.25", -2.25),
+        ("+3", 3.0),
+        ("1e-05", 1e-05),
+        ("2.5E+2", 250.0),
+        ("0.000123457", 0.000123457),
+        ("007", 7.0),
+    ],
 )
 def test_numbers_as_geval_reads_them(text, value):
     assert parse_number(text) == value
@@ -218,5 +244,10 @@ def test_a_token_holding_a_tab_is_one_word_as_geval_reads_it_and_is_warned_about
     out.write_text(f"{joined}:0.4 :0.1\n{x}:1\n")
     expected.write_text(f"{x}\n{x}\n")
     done = subprocess.run([LMGAP, "score", str(out), str(expected)], capture_output=True, text=True, check=True)
-    assert f"lmgap score: warning: {out} has tokens holding a tab, line 1: GEval splits tokens at spaces alone" in done.stderr
-    assert float(dict(line.split("\t") for line in done.stdout.splitlines())["LogLossHashed"]) == pytest.approx(-value / 2)
+    assert (
+        f"lmgap score: warning: {out} has tokens holding a tab, line 1: GEval splits tokens at spaces alone"
+        in done.stderr
+    )
+    assert float(dict(line.split("\t") for line in done.stdout.splitlines())["LogLossHashed"]) == pytest.approx(
+        -value / 2
+    )

@@ -30,7 +30,8 @@ def train_model(kenlm_bin, text, order, binary, tmp_path):
     subprocess.run(
         f"{kenlm_bin / 'lmplz'} -o {order} --skip_symbols --discount_fallback -S 256M -T {tmp_path}/ "
         f"< {text} 2>/dev/null | {kenlm_bin / 'build_binary'} /dev/stdin {binary} > /dev/null 2>&1",
-        shell=True, check=True,
+        shell=True,
+        check=True,
     )
 
 
@@ -70,14 +71,16 @@ def test_candidates_are_the_most_frequent_continuations_counted_by_hand(tmp_path
     gaps = [context_words(left.split(), right.split()) for left, right in read_gaps(tmp_path / "corpus/dev-0")]
     per_context, frequent = 4, 3
     found = build_candidates(tmp_path / "train.txt", gaps, skip, per_context, frequent)
-    unigram = Counter(w for line in (l for n, l in enumerate(lines, 1) if n not in skip) for w in line.split())
+    unigram = Counter(w for line in (text for n, text in enumerate(lines, 1) if n not in skip) for w in line.split())
     top_words = {w for w, c in unigram.items() if c > sorted(unigram.values())[-frequent - 1]}
     for gap, (a2, a1, c1, c2) in enumerate(gaps):
         ids, flags = found.of(gap)
         words = [found.words[i] for i in ids.tolist()]
         assert len(set(words)) == len(words)
-        by_source = {name: {w for w, f in zip(words, flags) if f & (1 << bit)}
-                     for bit, name in enumerate(("after2", "after1", "before2", "before1", "between", "frequent"))}
+        by_source = {
+            name: {w for w, f in zip(words, flags) if f & (1 << bit)}
+            for bit, name in enumerate(("after2", "after1", "before2", "before1", "between", "frequent"))
+        }
         assert top_words <= by_source["frequent"] and len(by_source["frequent"]) == frequent
         keys = {"after2": (a2, a1), "after1": a1, "before2": (c1, c2), "before1": c1, "between": (a1, c1)}
         for name, key in keys.items():
@@ -134,8 +137,11 @@ def test_a_line_lists_top_k_in_order_and_p0_takes_the_rest():
 def query_totals(kenlm_bin, model, lines):
     """query's log10 total of each line (-v sentence), run by hand."""
     done = subprocess.run(
-        [str(kenlm_bin / "query"), "-v", "sentence", str(model)], input="".join(f"{l}\n" for l in lines),
-        capture_output=True, text=True, check=True,
+        [str(kenlm_bin / "query"), "-v", "sentence", str(model)],
+        input="".join(f"{line}\n" for line in lines),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return [float(line.split("Total: ")[1].split()[0]) for line in done.stdout.splitlines() if "Total: " in line]
 
@@ -150,16 +156,23 @@ def test_scores_differ_as_query_on_the_whole_line_does(markov, kenlm_bin, order,
     # Long contexts, a right context shorter than the order (its </s> depends on the word),
     # a gap at the start of the line and one at its end.
     contexts = [
-        (b"w1 w2 w3 w4 w5 w6", b"w7 w8 w9 w10 w11"), (b"w1 w2", b"w5"), (b"", b"w5 w6 w7 w8"), (b"w9 w8 w7", b""),
+        (b"w1 w2 w3 w4 w5 w6", b"w7 w8 w9 w10 w11"),
+        (b"w1 w2", b"w5"),
+        (b"", b"w5 w6 w7 w8"),
+        (b"w9 w8 w7", b""),
     ]
     offsets = np.arange(0, len(words) * (len(contexts) + 1), len(words))
-    candidates = CandidateSets(words, offsets, np.tile(np.arange(len(words)), len(contexts)),
-                               np.ones(len(words) * len(contexts), dtype=np.uint8))
+    candidates = CandidateSets(
+        words,
+        offsets,
+        np.tile(np.arange(len(words)), len(contexts)),
+        np.ones(len(words) * len(contexts), dtype=np.uint8),
+    )
     left, right = score_candidates(model, contexts, candidates, workers=2)
-    for gap, (l, r) in enumerate(contexts):
-        lines = [b" ".join(filter(None, [l, w, r])).decode() for w in words]
+    for gap, (before, after) in enumerate(contexts):
+        lines = [b" ".join(filter(None, [before, w, after])).decode() for w in words]
         totals = query_totals(kenlm_bin, model, lines)
-        scored = left[gap * 5:(gap + 1) * 5].astype(float) + right[gap * 5:(gap + 1) * 5]
+        scored = left[gap * 5 : (gap + 1) * 5].astype(float) + right[gap * 5 : (gap + 1) * 5]
         # Candidates' scores differ by exactly what query's totals differ by (single precision).
         assert np.allclose(scored - scored[0], np.array(totals) - totals[0], atol=2e-5), (gap, scored, totals)
 
@@ -168,11 +181,26 @@ def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, t
     root, source = markov
     write_heldout(root / "corpus/train", 1000, tmp_path / "heldout.tsv", tmp_path / "words.tsv")
     log = Log()
-    write_candidates(root / "train.txt", root / "corpus/dev-0", tmp_path / "heldout.tsv", 400, 400,
-                     tmp_path / "c.npz", tmp_path / "coverage.json", log)
+    write_candidates(
+        root / "train.txt",
+        root / "corpus/dev-0",
+        tmp_path / "heldout.tsv",
+        400,
+        400,
+        tmp_path / "c.npz",
+        tmp_path / "coverage.json",
+        log,
+    )
     write_scores(root / "model.binary", root / "corpus/dev-0", tmp_path / "c.npz", 2, tmp_path / "s.npz", log)
-    write_model_predictions(tmp_path / "c.npz", tmp_path / "s.npz", tmp_path / "coverage.json", "both", 100,
-                            tmp_path / "out.tsv", tmp_path / "stats.json")
+    write_model_predictions(
+        tmp_path / "c.npz",
+        tmp_path / "s.npz",
+        tmp_path / "coverage.json",
+        "both",
+        100,
+        tmp_path / "out.tsv",
+        tmp_path / "stats.json",
+    )
     predicted = score_files(tmp_path / "out.tsv", root / "corpus/dev-0/expected.tsv")[0]["PerplexityHashed"]
 
     # The source's own gap distribution: P(w | left, right) is proportional to P(w | two left

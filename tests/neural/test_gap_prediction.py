@@ -45,7 +45,7 @@ def direct(model, tokenizer, left, word, right, right_tokens):
     first = next(k for k, (start, end) in enumerate(offsets) if end > len(left))
     right_start = len(left) + bool(left) + len(word)
     after = next((k for k, (start, end) in enumerate(offsets) if end > right_start), len(ids))
-    scored = ids[first:after] + ids[after:after + right_tokens]
+    scored = ids[first:after] + ids[after : after + right_tokens]
     if len(ids) - after < right_tokens:
         scored.append(tokenizer.eos_token_id)
     sequence = [tokenizer.eos_token_id, *ids[:first], *scored]
@@ -76,7 +76,7 @@ def test_a_left_context_longer_than_the_window_keeps_its_nearest_tokens(causal):
         continuation = tokenizer(" " + word, add_special_tokens=False)["input_ids"]
         following = tokenizer(" and the", add_special_tokens=False)["input_ids"][:2]
         longest = max(len(tokenizer(" " + w, add_special_tokens=False)["input_ids"]) for w in ["river", "the"]) + 2
-        kept = [tokenizer.eos_token_id, *tokenizer(left, add_special_tokens=False)["input_ids"]][-(32 - longest):]
+        kept = [tokenizer.eos_token_id, *tokenizer(left, add_special_tokens=False)["input_ids"]][-(32 - longest) :]
         sequence = kept + continuation + following
         assert len(sequence) <= 32
         with torch.inference_mode():
@@ -95,10 +95,13 @@ def test_the_rescored_words_keep_the_mass_the_n_gram_gave_them(causal, tmp_path)
         for left, _, right in GAPS:
             handle.write(f"{left}\t{right}\n")
     base = tmp_path / "base.tsv"
-    base.write_text("".join(
-        " ".join(f"{w}:{0.2 / (k + 1):.6g}" for k, w in enumerate(words)) + f" :{1 - sum(0.2 / (k + 1) for k in range(len(words))):.10g}\n"
-        for _, words, _ in GAPS
-    ))
+    base.write_text(
+        "".join(
+            " ".join(f"{w}:{0.2 / (k + 1):.6g}" for k, w in enumerate(words))
+            + f" :{1 - sum(0.2 / (k + 1) for k in range(len(words))):.10g}\n"
+            for _, words, _ in GAPS
+        )
+    )
     out, stats = tmp_path / "out.tsv", tmp_path / "stats.json"
     with open(tmp_path / "log", "w") as log:
         write_rescored(Rescorer(model, tokenizer, 64, 3), split, base, 3, 100, out, stats, log)
@@ -126,7 +129,9 @@ def test_whole_words_are_the_tokens_a_word_alone_becomes(masked):
     assert len(words) == len(set(words)) > 20
     for token, word in zip(ids.tolist(), words):
         assert not word.startswith("##") and tokenizer(word, add_special_tokens=False)["input_ids"] == [token]
-    pieces = [t for t, name in enumerate(tokenizer.convert_ids_to_tokens(range(len(tokenizer)))) if name.startswith("##")]
+    pieces = [
+        t for t, name in enumerate(tokenizer.convert_ids_to_tokens(range(len(tokenizer)))) if name.startswith("##")
+    ]
     assert pieces and not set(pieces) & set(ids.tolist())
 
 
@@ -153,10 +158,13 @@ def test_a_long_gap_window_keeps_the_mask_and_the_nearest_tokens(masked):
     assert window[at] == tokenizer.mask_token_id
     left_ids = tokenizer(left, add_special_tokens=False)["input_ids"]
     right_ids = tokenizer(right, add_special_tokens=False)["input_ids"]
-    assert window[1:at] == left_ids[-(at - 1):] and window[at + 1:-1] == right_ids[:len(window) - at - 2]
+    assert window[1:at] == left_ids[-(at - 1) :] and window[at + 1 : -1] == right_ids[: len(window) - at - 2]
     # A short right context gives its room to the left.
     window, _ = predictor.window(left, "corn")
-    assert len(window) == 24 and window[-3:-1] == [tokenizer.mask_token_id, *tokenizer("corn", add_special_tokens=False)["input_ids"]]
+    assert len(window) == 24 and window[-3:-1] == [
+        tokenizer.mask_token_id,
+        *tokenizer("corn", add_special_tokens=False)["input_ids"],
+    ]
 
 
 def test_a_masked_out_tsv_lists_top_k_words_and_leaves_the_rest_to_p0(masked, tmp_path):

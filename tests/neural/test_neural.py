@@ -86,7 +86,7 @@ def test_the_largest_stride_scores_the_document_as_separate_chunks(random_model)
     rng = np.random.default_rng(1)
     for length in (2, 8, 9, 23, 36):
         ids = rng.integers(0, 50, size=length)
-        chunks = [full_logprobs(random_model, ids[k:k + 8]) for k in range(0, length - 1, 7)]
+        chunks = [full_logprobs(random_model, ids[k : k + 8]) for k in range(0, length - 1, 7)]
         [got] = score_windows(window_scorer(random_model), [ids], 8, 7, batch_size=3)
         assert got.shape == (length - 1,)
         np.testing.assert_allclose(got, np.concatenate(chunks), rtol=0, atol=2e-6)
@@ -98,7 +98,7 @@ def test_stride_one_scores_each_token_with_its_whole_context(random_model):
     got = score_windows(window_scorer(random_model), documents, 8, 1, batch_size=4)
     for ids, scores in zip(documents, got):
         # Token p alone, after the (at most 7) tokens before it: a forward pass per token.
-        expected = [full_logprobs(random_model, ids[max(0, p - 7):p + 1])[-1] for p in range(1, len(ids))]
+        expected = [full_logprobs(random_model, ids[max(0, p - 7) : p + 1])[-1] for p in range(1, len(ids))]
         np.testing.assert_allclose(scores, expected, rtol=0, atol=2e-6)
 
 
@@ -126,7 +126,7 @@ def test_a_word_without_a_token_is_an_error():
 
 
 def letters(index):
-    return "".join(string.ascii_lowercase[(index // 26 ** k) % 26] for k in range(2))
+    return "".join(string.ascii_lowercase[(index // 26**k) % 26] for k in range(2))
 
 
 @pytest.fixture(scope="module")
@@ -135,16 +135,34 @@ def markov(tmp_path_factory):
     root = tmp_path_factory.mktemp("markov")
     source = MarkovSource(vocab_size=10, successors=3, mix=0.1, end=0.08, seed=11)
     rng = random.Random(1)
-    sentences = {"train": [source.sentence(rng) for _ in range(3000)], "test": [source.sentence(rng) for _ in range(300)]}
+    sentences = {
+        "train": [source.sentence(rng) for _ in range(3000)],
+        "test": [source.sentence(rng) for _ in range(300)],
+    }
     # The training text's words, counted from the sentences written rather than from the file.
     (root / "train.words").write_text(str(sum(len(s) for s in sentences["train"])))
     for name, lines in sentences.items():
         (root / f"{name}.txt").write_text("".join(" ".join(letters(w) for w in s) + "\n" for s in lines))
     train_tokenizer(root / "train.txt", 300, root / "tokenizer.json")
-    settings = {**TINY, "width": 64, "heads": 4, "context": 32, "batch_size": 32, "learning_rate": 0.005,
-                "steps": 600, "seed": 1}
-    record = train(root / "train.txt", root / "tokenizer.json", settings, root / "model", root / "loss.tsv",
-                   root / "training.json", threads=2)
+    settings = {
+        **TINY,
+        "width": 64,
+        "heads": 4,
+        "context": 32,
+        "batch_size": 32,
+        "learning_rate": 0.005,
+        "steps": 600,
+        "seed": 1,
+    }
+    record = train(
+        root / "train.txt",
+        root / "tokenizer.json",
+        settings,
+        root / "model",
+        root / "loss.tsv",
+        root / "training.json",
+        threads=2,
+    )
     return root, source, sentences["test"], record
 
 
@@ -173,7 +191,7 @@ def test_more_context_never_makes_the_trained_model_worse_than_a_rounding_error(
     model, tokenizer = load(root / "model")
     # Long documents, so that the window slides: the test text's lines joined ten at a time.
     lines = (root / "test.txt").read_text().splitlines()
-    (root / "long.txt").write_text("".join(" ".join(lines[i:i + 10]) + "\n" for i in range(0, len(lines), 10)))
+    (root / "long.txt").write_text("".join(" ".join(lines[i : i + 10]) + "\n" for i in range(0, len(lines), 10)))
     perplexity = {}
     for stride in (7, 4, 2, 1):
         sums = score_text(root / "long.txt", tokenizer, window_scorer(model), 8, stride, 64)[0].sums()
@@ -189,8 +207,15 @@ def test_training_is_deterministic_for_a_seed(tmp_path, markov):
     digests = []
     for run in ("a", "b", "c"):
         seed = settings["seed"] if run != "c" else 8
-        train(root / "train.txt", root / "tokenizer.json", {**settings, "seed": seed}, tmp_path / run,
-              tmp_path / f"{run}.tsv", tmp_path / f"{run}.json", threads=2)
+        train(
+            root / "train.txt",
+            root / "tokenizer.json",
+            {**settings, "seed": seed},
+            tmp_path / run,
+            tmp_path / f"{run}.tsv",
+            tmp_path / f"{run}.json",
+            threads=2,
+        )
         digests.append(hashlib.sha256((tmp_path / run / "model.safetensors").read_bytes()).hexdigest())
     assert digests[0] == digests[1] != digests[2]
 

@@ -51,8 +51,13 @@ def test_download_refuses_a_wrong_checksum(tmp_path):
 
 def test_user_tools_below_the_configured_order_train_no_model_of_that_order(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3, 7], "kenlm": {"bin_dir": str(kenlm_bin)},
-              "lmplz": {"discount_fallback": True}, "gap": {"enabled": False}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3, 7],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "lmplz": {"discount_fallback": True},
+        "gap": {"enabled": False},
+    }
     done = run_pipeline(tmp_path / "work", config, check=False)
     assert done.returncode != 0
     assert "lmgap error in rule kenlm_tools: the KenLM in kenlm.bin_dir" in done.stderr
@@ -94,7 +99,10 @@ def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model
     config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(tools)}}
     done = run_pipeline(tmp_path / "work", config, check=False)
     assert done.returncode != 0
-    assert f"lmgap error in rule kenlm_tools: kenlm.bin_dir is {tools} but {tools}/lmplz is not an executable" in done.stderr
+    assert (
+        f"lmgap error in rule kenlm_tools: kenlm.bin_dir is {tools} but {tools}/lmplz is not an executable"
+        in done.stderr
+    )
     assert "fix kenlm.bin_dir in config.yaml" in done.stderr
     assert not (tmp_path / "work/results/models").exists()
 

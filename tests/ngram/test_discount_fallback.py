@@ -11,17 +11,31 @@ def train_both_ways(tmp_path, kenlm_bin, text, order=3):
     for fallback in (False, True):
         binary = tmp_path / f"model-{fallback}.binary"
         with open(tmp_path / "train.log", "w") as log:
-            *_, orders = train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", order, 256, tmp_path / "tmp", text,
-                               binary, log, discount_fallback=fallback)
+            *_, orders = train(
+                kenlm_bin / "lmplz",
+                kenlm_bin / "build_binary",
+                order,
+                256,
+                tmp_path / "tmp",
+                text,
+                binary,
+                log,
+                discount_fallback=fallback,
+            )
         made.append((binary.read_bytes(), orders))
     return made
 
 
 def test_a_model_whose_discounts_lmplz_estimates_is_the_same_with_the_fallback(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=1500, dev_sentences=10)
-    run_pipeline(tmp_path / "work", {"corpus": {"source": str(corpus)}, "kenlm": {"bin_dir": str(kenlm_bin)}},
-                 "results/text/train.txt")
-    (plain, none), (with_fallback, used) = train_both_ways(tmp_path, kenlm_bin, tmp_path / "work/results/text/train.txt")
+    run_pipeline(
+        tmp_path / "work",
+        {"corpus": {"source": str(corpus)}, "kenlm": {"bin_dir": str(kenlm_bin)}},
+        "results/text/train.txt",
+    )
+    (plain, none), (with_fallback, used) = train_both_ways(
+        tmp_path, kenlm_bin, tmp_path / "work/results/text/train.txt"
+    )
     assert none == used == [] and plain == with_fallback
 
 
@@ -30,6 +44,15 @@ def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
     text = tmp_path / "tiny.txt"
     text.write_text("a b c\na b d\n")
     with open(tmp_path / "train.log", "w") as log:
-        *_, fallback = train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 256, tmp_path / "tmp", text,
-                             tmp_path / "model.binary", log, discount_fallback=True)
+        *_, fallback = train(
+            kenlm_bin / "lmplz",
+            kenlm_bin / "build_binary",
+            3,
+            256,
+            tmp_path / "tmp",
+            text,
+            tmp_path / "model.binary",
+            log,
+            discount_fallback=True,
+        )
     assert fallback == [1, 2, 3]

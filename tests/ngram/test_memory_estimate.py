@@ -28,7 +28,9 @@ BUDGET_24_GB, BUDGET_16_GB = 19_284, 12_800
 
 @pytest.mark.parametrize("order", range(2, 8))
 def test_every_reservation_holds_its_tools_and_fits_the_budget(order):
-    for tokens, budget in itertools.product([10, 10_000, 10**6, 10**7, REAL_TOKENS, 10**9], [64, 600, 4000, 12_800, 100_000]):
+    for tokens, budget in itertools.product(
+        [10, 10_000, 10**6, 10**7, REAL_TOKENS, 10**9], [64, 600, 4000, 12_800, 100_000]
+    ):
         text_mb = max(tokens * 6.7 / 2**20, 1)
         fixed = binary_mb(order, tokens) + lmplz_overhead_mb(tokens)
         try:

@@ -18,7 +18,10 @@ def printed(tmp_path, kenlm_bin):
     def run(*verbosity, text=TEXT):
         done = subprocess.run(
             [str(kenlm_bin / "query"), *verbosity, str(tmp_path / "model.arpa")],
-            input=text, capture_output=True, text=True, check=True,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return done.stdout
 

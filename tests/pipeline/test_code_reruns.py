@@ -63,8 +63,13 @@ def test_an_edit_to_the_gap_metric_rescores_every_prediction_and_predicts_none_a
 def test_an_edit_to_the_neural_window_rescores_the_neural_model_without_training_it(rerun_edited):
     ran, _, _ = rerun_edited("lmgap/neural/window.py")
     assert ran == {
-        "score_neural": 1, "gap_neural": 1, "gap_evaluate": 2, "gap_blend": 1, "gap_table": 1,
-        **TABLES, **RECORD,
+        "score_neural": 1,
+        "gap_neural": 1,
+        "gap_evaluate": 2,
+        "gap_blend": 1,
+        "gap_table": 1,
+        **TABLES,
+        **RECORD,
     }
 
 
@@ -73,8 +78,17 @@ def test_an_edit_to_the_training_code_retrains_and_redoes_what_the_models_feed(r
     # run.py trains and queries: the model (trained, then put in place), its scores and every gap
     # prediction made from it.
     assert ran == {
-        "train": 1, "install_model": 1, "query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_neural": 1, "gap_blend": 1,
-        "gap_evaluate": 4, "gap_table": 1, **TABLES, **RECORD,
+        "train": 1,
+        "install_model": 1,
+        "query": 1,
+        "gap_logprobs": 1,
+        "gap_predictions": 2,
+        "gap_neural": 1,
+        "gap_blend": 1,
+        "gap_evaluate": 4,
+        "gap_table": 1,
+        **TABLES,
+        **RECORD,
     }
 
 

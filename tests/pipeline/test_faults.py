@@ -24,7 +24,8 @@ FULL_DISK_SOURCE = REPO / "tests/data/full_disk.c"
 def running_in(workdir, program):
     """The ids of the processes in workdir whose command line names program."""
     return [
-        process.pid for process in psutil.process_iter(["cmdline", "cwd"])
+        process.pid
+        for process in psutil.process_iter(["cmdline", "cwd"])
         if process.info["cwd"] == str(workdir) and any(program in arg for arg in process.info["cmdline"] or [])
     ]
 
@@ -35,15 +36,21 @@ def slow_lmplz_tools(folder, kenlm_bin, seconds):
     for tool in ("query", "build_binary"):
         (folder / tool).symlink_to(kenlm_bin / tool)
     lmplz = folder / "lmplz"
-    lmplz.write_text(f'#!/bin/sh\ncase " $* " in *" --text "*) sleep {seconds};; esac\nexec {kenlm_bin / "lmplz"} "$@"\n')
+    lmplz.write_text(
+        f'#!/bin/sh\ncase " $* " in *" --text "*) sleep {seconds};; esac\nexec {kenlm_bin / "lmplz"} "$@"\n'
+    )
     lmplz.chmod(0o755)
     return folder
 
 
 def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=400, dev_sentences=30)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3, 5], "kenlm": {"bin_dir": str(kenlm_bin)},
-              "lmplz": {"discount_fallback": True}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3, 5],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "lmplz": {"discount_fallback": True},
+    }
     run_pipeline(tmp_path / "clean", config)
 
     # lmplz waits a few seconds before it trains: the run is killed while it works.
@@ -53,7 +60,10 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     run = subprocess.Popen(
         [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"],
-        cwd=work, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=work,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
     while not running_in(work, "lmplz"):
@@ -79,7 +89,10 @@ def test_sigkill_during_lmplz_then_rerun_gives_identical_tables(tmp_path, kenlm_
 # line of its log that the job's records need (the binary is written by then).
 BROKEN = {
     "lmplz": ("lmplz", 'case " $* " in *" --text "*) echo "lmplz: broken" >&2; exit 1;; esac\nexec {real} "$@"'),
-    "build_binary": ("build_binary", 'case "$1" in /dev/stdin) cat >/dev/null; echo broken >&2; exit 1;; esac\nexec {real} "$@"'),
+    "build_binary": (
+        "build_binary",
+        'case "$1" in /dev/stdin) cat >/dev/null; echo broken >&2; exit 1;; esac\nexec {real} "$@"',
+    ),
     "records": ("lmplz", '{{ {real} "$@" 2>&1 1>&3 3>&- | grep -v "^Unigram tokens" 1>&2; }} 3>&1'),
 }
 
@@ -91,8 +104,12 @@ def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenl
     for tool in ("lmplz", "query", "build_binary"):
         (tools / tool).symlink_to(kenlm_bin / tool)
     corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=400, dev_sentences=30)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(tools)},
-              "gap": {"enabled": False}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(tools)},
+        "gap": {"enabled": False},
+    }
     work = tmp_path / "work"
     run_pipeline(work, config)
     model = work / "results/models/o3"
@@ -108,8 +125,9 @@ def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenl
     assert failed.returncode != 0 and "Error in rule train" in failed.stdout + failed.stderr
     # The model in place is the one it was, untouched, and usable; the next run knows to train.
     assert {path.name: (path.stat().st_ino, path.read_bytes()) for path in model.iterdir()} == kept
-    scored = subprocess.run([str(kenlm_bin / "query"), str(model / "model.binary")], input="a b c\n",
-                            capture_output=True, text=True)
+    scored = subprocess.run(
+        [str(kenlm_bin / "query"), str(model / "model.binary")], input="a b c\n", capture_output=True, text=True
+    )
     assert scored.returncode == 0 and "Total:" in scored.stdout
     assert jobs_run(run_pipeline(work, again, "-n"))["train"] == 1
     (tools / tool).unlink()
@@ -221,13 +239,19 @@ def test_runs_sharing_lmplz_temp_dir_keep_each_other_s_files(tmp_path, kenlm_bin
     killed = subprocess.Popen(["true"])
     killed.wait()
     host = socket.gethostname()
-    alive, elsewhere, stale = f".o3.tmp-{host}-{other.pid}", f".o3.tmp-node7-{killed.pid}", f".o3.tmp-{host}-{killed.pid}"
+    alive, elsewhere, stale = (
+        f".o3.tmp-{host}-{other.pid}",
+        f".o3.tmp-node7-{killed.pid}",
+        f".o3.tmp-{host}-{killed.pid}",
+    )
     try:
         for name in (alive, elsewhere, stale):
             (shared / name).mkdir(parents=True)
             (shared / name / "block").write_text("sorted n-grams\n")
         with open(tmp_path / "train.log", "w") as log:
-            train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 64, shared / "o3", text, tmp_path / "o3.binary", log)
+            train(
+                kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 64, shared / "o3", text, tmp_path / "o3.binary", log
+            )
         assert sorted(path.name for path in shared.iterdir()) == sorted([alive, elsewhere])
         assert all((shared / name / "block").read_text() == "sorted n-grams\n" for name in (alive, elsewhere))
         assert (tmp_path / "o3.binary").stat().st_size > 0
@@ -278,8 +302,12 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
 
 def test_a_full_disk_while_query_writes_its_record_names_the_folder(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=400, dev_sentences=60)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
-              "gap": {"enabled": False}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
+    }
     work = tmp_path / "work"
     scores = work / "results/eval"
     scores.mkdir(parents=True)
@@ -315,9 +343,7 @@ def test_build_binary_failing_mid_stream_is_named_not_lmplz(tmp_path, kenlm_bin,
     assert not binary.exists() and not list(tmp_path.glob(".model.binary.tmp-*")) and not tmpdir.exists()
 
 
-def test_gap_words_not_in_utf8_stop_the_run_before_any_model_and_the_perplexity_path_takes_them(
-    tmp_path, kenlm_bin
-):
+def test_gap_words_not_in_utf8_stop_the_run_before_any_model_and_the_perplexity_path_takes_them(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=300, dev_sentences=30)
     expected = corpus / "dev-0/expected.tsv"
     lines = expected.read_bytes().split(b"\n")
@@ -339,13 +365,22 @@ def test_gap_words_not_in_utf8_stop_the_run_before_any_model_and_the_perplexity_
 
 def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_models(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=300, dev_sentences=30)
-    config = {"corpus": {"source": str(corpus)}, "orders": [2, 3], "kenlm": {"bin_dir": str(kenlm_bin)},
-              "lmplz": {"discount_fallback": True}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [2, 3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "lmplz": {"discount_fallback": True},
+    }
     work = (tmp_path / "work").resolve()
     work.mkdir()
     (work / "config.yaml").write_text(yaml.safe_dump(config))
-    run = subprocess.Popen([SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"], cwd=work,
-                           text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run = subprocess.Popen(
+        [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"],
+        cwd=work,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     # The candidate pass dies as the kernel's out-of-memory killer would kill it.
     deadline = time.monotonic() + 120
     while not (victim := running_in(work, "gap_candidates.py")):

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import yaml
 
-from conftest import REPO, demo_corpus, jobs_run, jobs_started, read_table, run_pipeline
+from conftest import demo_corpus, jobs_run, jobs_started, read_table, run_pipeline
 from lmgap.gap.candidates import CandidateSets, index_memory_mb
 from lmgap.gap.heldout import read_heldout
 
@@ -41,8 +41,14 @@ def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scor
     work = demo_run / "work"
     rows = read_table(work, "gap.tsv")
     assert [(row["model"], row["context"]) for row in rows] == [
-        ("unigram", "none"), ("o3", "both"), ("o3", "left"), ("o4", "both"), ("o4", "left"), ("o5", "both"),
-        ("o5", "left"), ("blend", "both"),
+        ("unigram", "none"),
+        ("o3", "both"),
+        ("o3", "left"),
+        ("o4", "both"),
+        ("o4", "left"),
+        ("o5", "both"),
+        ("o5", "left"),
+        ("blend", "both"),
     ]
     expected = demo_run / "corpus/dev-0/expected.tsv"
     by_system = {}
@@ -55,8 +61,10 @@ def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scor
         assert printed["PerplexityHashed"] == row["perplexity_hashed"]
         assert printed["LogLossHashed"] == row["log_loss_hashed"] and printed["Accuracy"] == row["top1_accuracy"]
         # The table's log loss is minus the mean of the per-line log-probabilities kept beside it.
-        values = [float(line.split("\t")[1]) for line in (work / f"results/gap/metrics/{system}/dev-0.lines.tsv")
-                  .read_text().splitlines()[1:]]
+        values = [
+            float(line.split("\t")[1])
+            for line in (work / f"results/gap/metrics/{system}/dev-0.lines.tsv").read_text().splitlines()[1:]
+        ]
         assert len(values) == 600 and float(row["log_loss_hashed"]) == -(sum(values) / 600)
         assert float(row["perplexity_hashed"]) == math.exp(float(row["log_loss_hashed"]))
         assert 0 < float(row["p0_mean"]) < 1 and row["p0_method"]
@@ -74,7 +82,9 @@ def test_the_candidate_pass_reserves_its_estimate_and_stays_below_it(demo_run):
         peak = float(next(csv.DictReader(handle, delimiter="\t"))["max_rss"])
     # The demo run's log (the first of the folder's): what the job asked the scheduler for.
     first_log = sorted((work / ".snakemake/log").glob("*.snakemake.log"))[0]
-    (job,) = [job for job in jobs_started(SimpleNamespace(stderr=first_log.read_text())) if job["rule"] == "gap_candidates"]
+    (job,) = [
+        job for job in jobs_started(SimpleNamespace(stderr=first_log.read_text())) if job["rule"] == "gap_candidates"
+    ]
     # The estimate for the training text's size (at least 1 MB).
     assert int(job["mem_mb"]) == index_memory_mb(max(text_mb, 1))
     assert 0 < peak <= int(job["mem_mb"])
@@ -101,7 +111,12 @@ def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_r
         (work / "config.yaml").write_text(yaml.safe_dump(config))
     # The provenance record holds the experiment's settings, so it is written again too.
     assert jobs_run(done) == {
-        "all": 1, "gap_predictions": 6, "gap_unigram": 1, "gap_blend": 1, "gap_evaluate": 8, "gap_table": 1,
+        "all": 1,
+        "gap_predictions": 6,
+        "gap_unigram": 1,
+        "gap_blend": 1,
+        "gap_evaluate": 8,
+        "gap_table": 1,
         "provenance": 1,
     }
 
@@ -115,7 +130,9 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
     # A folder where test-A's gap words would be: any attempt to read them would fail the run.
     (corpus / "test-A/expected.tsv").mkdir()
     config = {
-        "corpus": {"source": str(corpus), "test_a": True}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+        "corpus": {"source": str(corpus), "test_a": True},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"top_k": 7, "candidates_per_context": 5, "frequent_words": 3, "heldout_lines": 60},
     }
     run_pipeline(tmp_path / "work", config)
@@ -132,7 +149,8 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
     gap = tmp_path / "work/results/gap"
     # The submission folder holds what the challenge's repository wants, nothing else.
     assert sorted(str(p.relative_to(gap / "both/o3")) for p in (gap / "both/o3").rglob("*") if p.is_file()) == [
-        "dev-0/out.tsv", "test-A/out.tsv",
+        "dev-0/out.tsv",
+        "test-A/out.tsv",
     ]
     predicted = (gap / "both/o3/test-A/out.tsv").read_text(encoding="utf-8").splitlines()
     assert len(predicted) == 70 and all(LINE.fullmatch(line) for line in predicted)

@@ -13,7 +13,14 @@ import pytest
 from conftest import REPO
 from generate_corpus import generate
 from lmgap.corpus.rebuild import rebuild_split
-from lmgap.ngram.memory import LMPLZ_WORKING_MB, binary_mb, estimated_counts, lmplz_overhead_mb, probing_bytes, text_tokens
+from lmgap.ngram.memory import (
+    LMPLZ_WORKING_MB,
+    binary_mb,
+    estimated_counts,
+    lmplz_overhead_mb,
+    probing_bytes,
+    text_tokens,
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +64,8 @@ def test_vocabulary_keeps_growing(tmp_path, million):
 def test_deterministic_and_dev_shares_no_text(tmp_path, million):
     generate(tmp_path / "again", 1_000_000, seed=1)
     for name in ("train/in.tsv.xz", "train/expected.tsv", "dev-0/in.tsv.xz"):
-        digest = lambda root: hashlib.sha256((root / name).read_bytes()).hexdigest()
-        assert digest(tmp_path / "again") == digest(million / "corpus")
+        again, first = ((root / name).read_bytes() for root in (tmp_path / "again", million / "corpus"))
+        assert hashlib.sha256(again).hexdigest() == hashlib.sha256(first).hexdigest()
     train_lines = set(open(million / "train.txt"))
     dev_lines = list(open(million / "dev-0.txt"))
     assert dev_lines and not train_lines.intersection(dev_lines)
@@ -87,7 +94,9 @@ def trained(million, kenlm_bin):
         folder.mkdir()
         done = subprocess.run(
             [sys.executable, "-c", TRAIN_JOB, str(kenlm_bin), str(order), str(million / "train.txt"), str(folder)],
-            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
         )
         assert done.returncode == 0, done.stderr[-2000:]
         out[order] = folder, json.loads(done.stdout)
@@ -126,8 +135,12 @@ def test_higher_orders_predict_better_by_about_the_real_margin(million, trained,
     perplexity = {}
     for order, (folder, _) in trained.items():
         with open(million / "dev-0.txt", "rb") as dev:
-            out = subprocess.run([str(kenlm_bin / "query"), "-v", "summary", str(folder / "model.binary")],
-                                 stdin=dev, capture_output=True, check=True).stdout.decode()
+            out = subprocess.run(
+                [str(kenlm_bin / "query"), "-v", "summary", str(folder / "model.binary")],
+                stdin=dev,
+                capture_output=True,
+                check=True,
+            ).stdout.decode()
         perplexity[order] = float(re.search(r"Perplexity including OOVs:\s+(\S+)", out).group(1))
     assert perplexity[3] > perplexity[4] > perplexity[5]
     assert perplexity[5] < 0.96 * perplexity[3]

@@ -16,7 +16,9 @@ def run_log(workdir):
 def small(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", seed=9, train_sentences=400, dev_sentences=30)
     config = {
-        "corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
     return corpus, config
@@ -27,10 +29,13 @@ def small(tmp_path, kenlm_bin):
 WITHOUT_OVERRIDE = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
 
 
-@pytest.mark.parametrize("folder, says", [
-    ("results", "(Permission denied): run the pipeline in a folder you can write to"),
-    (".snakemake", "(Snakemake keeps its records of the runs in"),
-])
+@pytest.mark.parametrize(
+    "folder, says",
+    [
+        ("results", "(Permission denied): run the pipeline in a folder you can write to"),
+        (".snakemake", "(Snakemake keeps its records of the runs in"),
+    ],
+)
 def test_a_folder_the_run_cannot_write_is_named_in_one_line(tmp_path, small, folder, says):
     _, config = small
     work = tmp_path / "work"
@@ -63,10 +68,11 @@ def test_a_byte_order_mark_and_empty_or_spaced_gap_words_are_warned_about(tmp_pa
     expected.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n").encode())
     work = tmp_path / "work"
     done = run_pipeline(work, config)
+    named = f"lmgap warning: {corpus}/dev-0/expected.tsv"
     warnings = (
-        f"lmgap warning: {corpus}/dev-0/expected.tsv begins with a byte-order mark, which becomes part of its first gap word",
-        f"lmgap warning: {corpus}/dev-0/expected.tsv has empty lines, gaps without a word: line 5, 10",
-        f"lmgap warning: {corpus}/dev-0/expected.tsv has gap words holding a space, line 7: the text takes each as two words",
+        f"{named} begins with a byte-order mark, which becomes part of its first gap word",
+        f"{named} has empty lines, gaps without a word: line 5, 10",
+        f"{named} has gap words holding a space, line 7: the text takes each as two words",
     )
     for warning in warnings:
         assert warning in done.stderr and warning in run_log(work)
@@ -85,8 +91,10 @@ def test_tables_older_than_the_corpus_manifest_are_warned_about(tmp_path, small)
     (corpus / "dev-0/expected.tsv").write_text("\n".join(["other", *lines[1:]]) + "\n")
     # Only the manifest is brought up to date; the tables still describe the old corpus.
     done = run_pipeline(work, config, "results/corpus/manifest.json")
-    assert "lmgap warning: the tables in results/ were computed from corpus files that differ from those " \
-           "results/corpus/manifest.json lists now (dev-0/expected.tsv): run the pipeline" in done.stderr
+    assert (
+        "lmgap warning: the tables in results/ were computed from corpus files that differ from those "
+        "results/corpus/manifest.json lists now (dev-0/expected.tsv): run the pipeline" in done.stderr
+    )
     # A run brings them up to date, and the warning goes.
     again = run_pipeline(work, config)
     assert "lmgap warning:" not in again.stdout + again.stderr
@@ -95,10 +103,16 @@ def test_tables_older_than_the_corpus_manifest_are_warned_about(tmp_path, small)
 def test_the_readme_error_table_lists_what_the_pipeline_says():
     table = (REPO / "docs/errors.md").read_text()
     for beginning in (
-        "config.yaml is invalid:", "--config is invalid:", "config.yaml line N, column C:",
-        "… lacks dev-1/in.tsv.xz (eval_splits asks for it)", "is gzip-compressed, not xz",
-        "is a folder without git history", "has a tab in its gap word", "tokenizers is not installed",
-        "cannot write to", "lmgap warning:",
+        "config.yaml is invalid:",
+        "--config is invalid:",
+        "config.yaml line N, column C:",
+        "… lacks dev-1/in.tsv.xz (eval_splits asks for it)",
+        "is gzip-compressed, not xz",
+        "is a folder without git history",
+        "has a tab in its gap word",
+        "tokenizers is not installed",
+        "cannot write to",
+        "lmgap warning:",
     ):
         assert beginning in table, beginning
 
@@ -127,7 +141,10 @@ def test_write_protected_tables_are_named_in_one_line_before_any_job(tmp_path, s
     tables = work / "results/tables"
     # Another order: every table is to be written again, into a folder, then a file, it may not.
     again = {**config, "orders": [2, 3]}
-    for protected, says in ((tables, "(Permission denied)"), (tables / "perplexity.tsv", "(perplexity.tsv in it is write-protected)")):
+    for protected, says in (
+        (tables, "(Permission denied)"),
+        (tables / "perplexity.tsv", "(perplexity.tsv in it is write-protected)"),
+    ):
         protected.chmod(0o555 if protected.is_dir() else 0o444)
         done = run_pipeline(work, again, wrapper=WITHOUT_OVERRIDE, check=False)
         protected.chmod(0o755 if protected.is_dir() else 0o644)

@@ -25,7 +25,7 @@ def gap_run(tmp_path_factory, kenlm_bin):
     root = tmp_path_factory.mktemp("neural-gap")
     corpus = demo_corpus(root / "corpus", train_sentences=1500, dev_sentences=100)
     words = (corpus / "train/expected.tsv").read_text().split()
-    texts = [" ".join(words[k:k + 30]) for k in range(0, len(words), 30)]
+    texts = [" ".join(words[k : k + 30]) for k in range(0, len(words), 30)]
     save_causal_model(root / "causal", texts, positions=128)
     save_masked_model(root / "masked", texts, vocab_size=500, positions=64)
     config = {
@@ -45,7 +45,9 @@ def gap_run(tmp_path_factory, kenlm_bin):
 
 def rows_by_model(work):
     """dev-0's rows with both contexts (or none, the baseline's), by model."""
-    return {row["model"]: row for row in read_table(work, "gap.tsv") if row["split"] == "dev-0" and row["context"] != "left"}
+    return {
+        row["model"]: row for row in read_table(work, "gap.tsv") if row["split"] == "dev-0" and row["context"] != "left"
+    }
 
 
 def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap_run):
@@ -53,8 +55,13 @@ def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap
     work = root / "work"
     rows = rows_by_model(work)
     assert [(row["model"], row["family"], row["context"]) for row in read_table(work, "gap.tsv")] == [
-        ("unigram", "baseline", "none"), ("o3", "ngram", "both"), ("o3", "ngram", "left"), ("bert", "neural", "both"),
-        ("mine", "neural", "both"), ("small", "neural", "both"), ("blend", "blend", "both"),
+        ("unigram", "baseline", "none"),
+        ("o3", "ngram", "both"),
+        ("o3", "ngram", "left"),
+        ("bert", "neural", "both"),
+        ("mine", "neural", "both"),
+        ("small", "neural", "both"),
+        ("blend", "blend", "both"),
     ]
     assert rows["o3"]["order"] == "3" and rows["small"]["order"] == rows["blend"]["order"] == ""
     # The causal models rescore the n-gram's 20 best words; the masked one lists from its vocabulary.
@@ -86,7 +93,9 @@ def test_lmgap_score_of_each_out_tsv_equals_its_row(gap_run, system):
     work = root / "work"
     printed = subprocess.run(
         [LMGAP, "score", str(work / f"results/gap/{system}/dev-0/out.tsv"), str(root / "corpus/dev-0/expected.tsv")],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     scores = dict(line.split("\t") for line in printed.splitlines())
     row = rows_by_model(work)[system.split("/")[-1]]
@@ -109,10 +118,14 @@ def test_the_blend_mixes_its_members_lines_with_weights_from_the_other_folds(gap
         lines = [lines[number] for lines in member_lines]
         assert blended[number] == mixed_line(lines, [weights[name] for name in members])[0]
     # The row's log-loss is the mixture's, line by line, of the members' scores GEval gave each line.
-    scores = [[float(line.split("\t")[1]) for line in (gap / f"metrics/{name}/dev-0.lines.tsv").read_text().splitlines()[1:]]
-              for name in members]
+    scores = [
+        [float(line.split("\t")[1]) for line in (gap / f"metrics/{name}/dev-0.lines.tsv").read_text().splitlines()[1:]]
+        for name in members
+    ]
     mixture = [
-        math.log(sum(record["fold_weights"][n % FOLDS][name] * math.exp(scores[m][n]) for m, name in enumerate(members)))
+        math.log(
+            sum(record["fold_weights"][n % FOLDS][name] * math.exp(scores[m][n]) for m, name in enumerate(members))
+        )
         for n in range(100)
     ]
     row = rows_by_model(root / "work")["blend"]

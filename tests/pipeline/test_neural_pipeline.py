@@ -26,8 +26,11 @@ def save_user_model(folder):
 def direct_log10_prob(model, tokenizer, line):
     """log10 P of a line and its end token in one forward pass, as the window does for a line
     shorter than the window; written here without the pipeline's code."""
-    ids = [tokenizer.eos_token_id, *tokenizer(" ".join(line.split()), add_special_tokens=False)["input_ids"],
-           tokenizer.eos_token_id]
+    ids = [
+        tokenizer.eos_token_id,
+        *tokenizer(" ".join(line.split()), add_special_tokens=False)["input_ids"],
+        tokenizer.eos_token_id,
+    ]
     assert len(ids) <= 512
     with torch.inference_mode():
         logprobs = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].double(), dim=-1)
@@ -82,7 +85,9 @@ def test_a_saved_model_scores_each_line_as_one_forward_pass_does(neural_run):
     row = next(row for row in read_table(root / "work") if row["model"] == "mine")
     tokens = int(row["tokens"])
     assert float(row["perplexity_including_oovs"]) == pytest.approx(10 ** (-math.fsum(expected) / tokens), rel=1e-6)
-    assert float(row["cross_entropy_bits_incl"]) == pytest.approx(-math.fsum(expected) / tokens * math.log2(10), rel=1e-6)
+    assert float(row["cross_entropy_bits_incl"]) == pytest.approx(
+        -math.fsum(expected) / tokens * math.log2(10), rel=1e-6
+    )
     parameters = sum(p.numel() for p in model.parameters())
     assert int(row["parameters"]) == parameters
 
@@ -99,7 +104,8 @@ def test_the_trained_model_is_recorded_and_compared(neural_run):
     assert training["subword_tokens_seen"] == SMALL["steps"] * SMALL["batch_size"] * SMALL["context"]
     comparison = read_table(work, "comparison.tsv")
     assert [(row["model"], row["baseline"], row["differs_in"]) for row in comparison] == [
-        ("mine", "o3", "family"), ("small", "o3", "family")
+        ("mine", "o3", "family"),
+        ("small", "o3", "family"),
     ]
     cost = {row["model"]: row for row in read_table(work, "cost.tsv")}
     assert cost["small"]["family"] == "neural" and float(cost["small"]["train_tokens_per_second"]) > 0
@@ -127,14 +133,17 @@ def test_a_new_stride_rescores_and_trains_nothing(neural_run, tmp_path):
     assert json.loads((work / "results/eval/small/dev-0.json").read_text())["stride"] == 63
 
 
-@pytest.mark.parametrize("entry,message", [
-    ({"train": {}, "path": "/x"}, "needs exactly one of train: "),
-    ({"train": {"context": 16}, "stride": 16}, "stride must be between 1 and 15"),
-    ({"train": {"context": 16}, "max_length": 32}, "reads at most 16 tokens at once"),
-    ({"path": "/nonexistent/model"}, "is not a folder holding a Hugging Face model"),
-    ({"train": {"width": 100, "heads": 3}}, "width 100 is not a multiple of heads 3"),
-    ({"train": {}, "kind": "masked"}, "kind: masked needs path:"),
-])
+@pytest.mark.parametrize(
+    "entry,message",
+    [
+        ({"train": {}, "path": "/x"}, "needs exactly one of train: "),
+        ({"train": {"context": 16}, "stride": 16}, "stride must be between 1 and 15"),
+        ({"train": {"context": 16}, "max_length": 32}, "reads at most 16 tokens at once"),
+        ({"path": "/nonexistent/model"}, "is not a folder holding a Hugging Face model"),
+        ({"train": {"width": 100, "heads": 3}}, "width 100 is not a multiple of heads 3"),
+        ({"train": {}, "kind": "masked"}, "kind: masked needs path:"),
+    ],
+)
 def test_bad_neural_settings_are_refused_before_anything_runs(tmp_path, neural_run, entry, message):
     root, config, _, _ = neural_run
     done = run_pipeline(tmp_path, {**config, "neural": {"bad": entry}}, "-n", check=False)

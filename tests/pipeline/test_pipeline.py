@@ -20,6 +20,7 @@ from lmgap.report import plots as drawing
 from lmgap.sourcecode import package_code
 from generate_corpus import MarkovSource, write_corpus
 
+
 def test_kenlm_build_has_the_configured_maximum_order(kenlm_bin):
     done = subprocess.run([str(kenlm_bin / "query")], capture_output=True, text=True)
     assert "KenLM was compiled with maximum order 6." in done.stdout + done.stderr
@@ -207,7 +208,9 @@ def test_per_token_figures_reproduce_query_on_every_model_and_document(demo_run,
         for k in range(1, int(row["order"]) + 1):
             assert float(row[f"hit_ratio_{k}"]) == sum(length >= k for length in lengths) / len(lengths)
 
-        documents = list(csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t"))
+        documents = list(
+            csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t")
+        )
         assert [int(d["line"]) for d in documents] == list(range(1, 601))
         assert sum(int(d["tokens"]) for d in documents) == sums["tokens"]
         assert sum(int(d["oovs"]) for d in documents) == sums["oovs"]
@@ -235,7 +238,9 @@ def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):
     hardest = list(csv.DictReader(open(work / "results/tables/hardest.tsv"), delimiter="\t"))
     texts = (work / "results/text/dev-0.txt").read_text().splitlines()
     for row in read_table(work):
-        documents = list(csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t"))
+        documents = list(
+            csv.DictReader(open(work / f"results/eval/{row['model']}/dev-0.documents.tsv"), delimiter="\t")
+        )
         model_decades = [d for d in decades if d["model"] == row["model"]]
         assert sum(int(d["tokens"]) for d in model_decades) == int(row["tokens"])
         for decade in model_decades:
@@ -257,8 +262,13 @@ def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):
 def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
     work = demo_run / "work"
     plots = [
-        "perplexity_by_order", "hit_ratios", "document_perplexity", "perplexity_by_decade", "learning_curve",
-        "perplexity_by_size", "neural_training_loss",
+        "perplexity_by_order",
+        "hit_ratios",
+        "document_perplexity",
+        "perplexity_by_decade",
+        "learning_curve",
+        "perplexity_by_size",
+        "neural_training_loss",
     ]
     done = run_pipeline(work, yaml.safe_load((work / "config.yaml").read_text()), "--report", "results/report.html")
     assert "Report created" in done.stderr
@@ -266,10 +276,17 @@ def test_report_holds_every_table_and_plot_with_its_caption(demo_run):
     # Its opening names the code that made the results, from their provenance record.
     made = json.loads((work / "results/provenance.json").read_text())["lmgap"]
     assert f"made by lmgap {made['version']} (code {made['code']}) at git commit {made['commit'][:12]}" in html
-    embedded = set(re.findall(r"data:(image/png|text/tab-separated-values);charset=utf8;filename=([\w.]+);base64", html))
+    embedded = set(
+        re.findall(r"data:(image/png|text/tab-separated-values);charset=utf8;filename=([\w.]+);base64", html)
+    )
     assert {name for kind, name in embedded if kind == "image/png"} == {f"{plot}.png" for plot in plots}
     assert {name for kind, name in embedded if kind != "image/png"} == {
-        "perplexity.tsv", "cost.tsv", "decades.tsv", "hardest.tsv", "gap.tsv", "comparison.tsv",
+        "perplexity.tsv",
+        "cost.tsv",
+        "decades.tsv",
+        "hardest.tsv",
+        "gap.tsv",
+        "comparison.tsv",
     }
     for caption in (REPO / "workflow/report").glob("*.rst"):
         first_words = " ".join(caption.read_text().split()[:4])
@@ -285,8 +302,18 @@ def test_streamed_binary_equals_build_binary_on_the_arpa_file(demo_run, kenlm_bi
     work = demo_run / "work"
     arpa, binary = tmp_path / "o4.arpa", tmp_path / "o4.binary"
     subprocess.run(
-        [str(kenlm_bin / "lmplz"), "-o", "4", "--skip_symbols", "--text", str(work / "results/text/train.txt"),
-         "--arpa", str(arpa)], check=True, capture_output=True,
+        [
+            str(kenlm_bin / "lmplz"),
+            "-o",
+            "4",
+            "--skip_symbols",
+            "--text",
+            str(work / "results/text/train.txt"),
+            "--arpa",
+            str(arpa),
+        ],
+        check=True,
+        capture_output=True,
     )
     subprocess.run([str(kenlm_bin / "build_binary"), str(arpa), str(binary)], check=True, capture_output=True)
     assert binary.read_bytes() == (work / "results/models/o4/model.binary").read_bytes()
@@ -305,7 +332,10 @@ def test_the_order_and_hit_plots_show_the_table_and_are_the_pngs_the_run_wrote(d
     hits = {label: (x, y) for label, x, y in drawing.hit_ratios(table, tmp_path / "hits.png")}
     for row in rows:
         ks = range(1, int(row["order"]) + 1)
-        assert hits[f"{row['model']} on dev-0"] == ([float(k) for k in ks], [100 * float(row[f"hit_ratio_{k}"]) for k in ks])
+        assert hits[f"{row['model']} on dev-0"] == (
+            [float(k) for k in ks],
+            [100 * float(row[f"hit_ratio_{k}"]) for k in ks],
+        )
     # The run drew the same figures from its table, to the byte.
     for mine, plot in (("by_order", "perplexity_by_order"), ("hits", "hit_ratios")):
         assert (tmp_path / f"{mine}.png").read_bytes() == (work / f"results/plots/{plot}.png").read_bytes()

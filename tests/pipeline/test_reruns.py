@@ -13,7 +13,12 @@ from conftest import demo_corpus, jobs_executed, read_table, run_pipeline
 FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "provenance": 1, "all": 1}
 # What every table depends on; rewritten whenever a model or a scored split changes.
 TABLES = {
-    "perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1, "gap_table": 1,
+    "perplexity_table": 1,
+    "cost_table": 1,
+    "comparison_table": 1,
+    "document_tables": 1,
+    "plots": 1,
+    "gap_table": 1,
     "provenance": 1,
 }
 
@@ -79,8 +84,15 @@ def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_r
     # dev-0's text, years, scores and gap predictions: twice two contexts, the baseline and the
     # blend of both models and the baseline.
     dev0 = {
-        "rebuild_text": 1, "document_years": 1, "query": 2, "gap_candidates": 1, "gap_logprobs": 2,
-        "gap_predictions": 4, "gap_unigram": 1, "gap_blend": 1, "gap_evaluate": 6,
+        "rebuild_text": 1,
+        "document_years": 1,
+        "query": 2,
+        "gap_candidates": 1,
+        "gap_logprobs": 2,
+        "gap_predictions": 4,
+        "gap_unigram": 1,
+        "gap_blend": 1,
+        "gap_evaluate": 6,
     }
     assert jobs == {**FETCH, **TABLES, **dev0}
     shutil.copytree(corpus / "dev-0", corpus / "dev-1")
@@ -97,23 +109,48 @@ def test_orders_and_pruning_train_only_their_own_models(first_run):
     scored = {"query": 1, "gap_logprobs": 1, "gap_predictions": 2, "gap_evaluate": 2}
     # The user's tools are checked for the new order alone; the blend (and its score) takes the
     # new model in.
-    assert jobs == {"all": 1, **TABLES, "kenlm_tools": 1, "train": 1, "install_model": 1, **scored, "gap_blend": 1, "gap_evaluate": 3}
-    assert "wildcards: order=5" in done.stderr and "wildcards: model=o5" in done.stderr and "wildcards: model=o4\n" not in done.stderr
+    assert jobs == {
+        "all": 1,
+        **TABLES,
+        "kenlm_tools": 1,
+        "train": 1,
+        "install_model": 1,
+        **scored,
+        "gap_blend": 1,
+        "gap_evaluate": 3,
+    }
+    assert (
+        "wildcards: order=5" in done.stderr
+        and "wildcards: model=o5" in done.stderr
+        and "wildcards: model=o4\n" not in done.stderr
+    )
     # A model left out leaves the blend only.
     blend = {"gap_blend": 1, "gap_evaluate": 1}
     jobs, _ = rerun(work, {**config, "orders": [3, 5]})
     assert jobs == {"all": 1, **TABLES, **blend}
     jobs, _ = rerun(work, {**config, "orders": [3, 5], "lmplz": {"prune": [0, 0, 1]}})
-    assert jobs == {"all": 1, **TABLES, "train": 2, "install_model": 2, **{k: 2 * v for k, v in scored.items()}, "gap_blend": 1,
-                    "gap_evaluate": 5}
+    assert jobs == {
+        "all": 1,
+        **TABLES,
+        "train": 2,
+        "install_model": 2,
+        **{k: 2 * v for k, v in scored.items()},
+        "gap_blend": 1,
+        "gap_evaluate": 5,
+    }
     assert sorted(p.name for p in (work / "results/models").iterdir()) == [
-        "o3", "o3-prune0.0.1", "o4", "o5", "o5-prune0.0.1",
+        "o3",
+        "o3-prune0.0.1",
+        "o4",
+        "o5",
+        "o5-prune0.0.1",
     ]
 
 
 def git(*args, cwd):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_again(tmp_path, kenlm_bin):
@@ -121,7 +158,9 @@ def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_a
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
         git(*args, cwd=repo)
     config = {
-        "corpus": {"source": repo.as_uri()}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
+        "corpus": {"source": repo.as_uri()},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
     run_pipeline(tmp_path / "work", config)
@@ -143,8 +182,12 @@ def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_a
 
 def test_keep_arpa_turned_on_after_the_models_exist_writes_their_arpa(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=600, dev_sentences=50)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)},
-              "gap": {"enabled": False}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
+    }
     run_pipeline(tmp_path / "work", config)
     arpa = tmp_path / "work/results/models/o3/model.arpa"
     assert not arpa.exists()

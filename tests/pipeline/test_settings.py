@@ -35,7 +35,8 @@ def printed_numbers(printed):
     return {
         "perplexity_including_oovs": float(printed["Perplexity including OOVs"]),
         "perplexity_excluding_oovs": float(printed["Perplexity excluding OOVs"]),
-        "oovs": int(printed["OOVs"]), "tokens": int(printed["Tokens"]),
+        "oovs": int(printed["OOVs"]),
+        "tokens": int(printed["Tokens"]),
     }
 
 
@@ -43,22 +44,27 @@ def table_numbers(row):
     return {
         "perplexity_including_oovs": float(row["perplexity_including_oovs"]),
         "perplexity_excluding_oovs": float(row["perplexity_excluding_oovs"]),
-        "oovs": int(row["oovs"]), "tokens": int(row["tokens"]),
+        "oovs": int(row["oovs"]),
+        "tokens": int(row["tokens"]),
     }
 
 
 def test_two_scored_splits_fill_every_table_the_report_and_the_hand_recipe_agrees(three_splits, kenlm_bin, tmp_path):
     work = tmp_path / "work"
     config = {
-        "corpus": {"source": str(three_splits)}, "orders": [3], "eval_splits": ["dev-0", "dev-1"],
-        "lmplz": {"discount_fallback": True}, "kenlm": {"bin_dir": str(kenlm_bin)},
+        "corpus": {"source": str(three_splits)},
+        "orders": [3],
+        "eval_splits": ["dev-0", "dev-1"],
+        "lmplz": {"discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
     }
     run_pipeline(work, config)
     rows = read_table(work)
     assert [row["split"] for row in rows] == ["dev-0", "dev-1"]
     for row in rows:
-        printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--discount_fallback"],
-                                  splits=("train", row["split"]))
+        printed = hand_recipe.run(
+            three_splits, kenlm_bin, 3, tmp_path, ["--discount_fallback"], splits=("train", row["split"])
+        )
         assert table_numbers(row) == printed_numbers(printed)
     markdown = (work / "results/tables/perplexity.md").read_text()
     for row in rows:
@@ -82,8 +88,12 @@ def test_two_scored_splits_fill_every_table_the_report_and_the_hand_recipe_agree
 def test_a_model_trained_on_another_split_equals_the_hand_recipe_on_it(three_splits, kenlm_bin, tmp_path):
     work = tmp_path / "work"
     config = {
-        "corpus": {"source": str(three_splits)}, "orders": [3], "train_split": "dev-0", "eval_splits": ["dev-1"],
-        "lmplz": {"discount_fallback": True}, "kenlm": {"bin_dir": str(kenlm_bin)},
+        "corpus": {"source": str(three_splits)},
+        "orders": [3],
+        "train_split": "dev-0",
+        "eval_splits": ["dev-1"],
+        "lmplz": {"discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
     }
     run_pipeline(work, config)
     (row,) = read_table(work)
@@ -96,8 +106,11 @@ def test_a_model_trained_on_another_split_equals_the_hand_recipe_on_it(three_spl
 def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_path):
     work = tmp_path / "work"
     config = {
-        "corpus": {"source": str(three_splits)}, "orders": [3], "lmplz": {"prune": [0, 0, 1], "discount_fallback": True},
-        "kenlm": {"bin_dir": str(kenlm_bin)}, "gap": {"enabled": False},
+        "corpus": {"source": str(three_splits)},
+        "orders": [3],
+        "lmplz": {"prune": [0, 0, 1], "discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
     }
     run_pipeline(work, config)
     (row,) = read_table(work)
@@ -106,8 +119,12 @@ def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_
     assert table_numbers(row) == printed_numbers(printed)
     # Pruning removed singleton trigrams: fewer than the unpruned model holds.
     unpruned = tmp_path / "unpruned.arpa"
-    subprocess.run(hand_recipe.lmplz_command(kenlm_bin / "lmplz", 3, tmp_path / "train.txt", unpruned,
-                                             ["--discount_fallback"]), shell=True, check=True, capture_output=True)
+    subprocess.run(
+        hand_recipe.lmplz_command(kenlm_bin / "lmplz", 3, tmp_path / "train.txt", unpruned, ["--discount_fallback"]),
+        shell=True,
+        check=True,
+        capture_output=True,
+    )
     assert int(row["ngrams_3"]) < int(unpruned.read_text().split("ngram 3=")[1].split()[0])
 
 
@@ -124,10 +141,15 @@ def test_years_missing_malformed_or_absent_give_unknown_or_no_decades(three_spli
     shutil.copytree(three_splits, corpus)
     # Every fourth dev-0 line without a year, every fifth with one that is not a year.
     bad = {"": lambda n: n % 4 == 0, "n/a": lambda n: n % 4 and n % 5 == 0}
-    rewrite_in_tsv(corpus / "dev-0", lambda n, cols: [*cols[:3], next((v for v, b in bad.items() if b(n)), cols[3]), *cols[4:]])
+    rewrite_in_tsv(
+        corpus / "dev-0", lambda n, cols: [*cols[:3], next((v for v, b in bad.items() if b(n)), cols[3]), *cols[4:]]
+    )
     config = {
-        "corpus": {"source": str(corpus)}, "orders": [3], "lmplz": {"discount_fallback": True},
-        "kenlm": {"bin_dir": str(kenlm_bin)}, "gap": {"enabled": False},
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "lmplz": {"discount_fallback": True},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
     }
     run_pipeline(tmp_path / "work", config)
     decades = read_table(tmp_path / "work", "decades.tsv")
@@ -167,7 +189,8 @@ def test_an_order_above_six_rebuilds_kenlm_and_keeps_the_models_trained(three_sp
     record = json.loads((work / "results/provenance.json").read_text())
     for max_order in (6, 7):
         query = work / f"resources/kenlm/kenlm-0.3.0-maxorder{max_order}/bin/query"
-        assert record["kenlm"]["tools_sha256"][f"query (maxorder {max_order})"] == hashlib.sha256(
-            query.read_bytes()
-        ).hexdigest()
+        assert (
+            record["kenlm"]["tools_sha256"][f"query (maxorder {max_order})"]
+            == hashlib.sha256(query.read_bytes()).hexdigest()
+        )
     assert record["kenlm"]["max_orders"] == [6, 7]

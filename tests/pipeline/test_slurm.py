@@ -12,8 +12,18 @@ from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snak
 
 # What runs where Snakemake was started: the fetch (the network) and what reads small files.
 LOCAL_RULES = {
-    "all", "fetch_corpus", "kenlm_tools", "split_fingerprint", "corpus_manifest", "install_model", "perplexity_table",
-    "cost_table", "comparison_table", "provenance", "document_tables", "plots",
+    "all",
+    "fetch_corpus",
+    "kenlm_tools",
+    "split_fingerprint",
+    "corpus_manifest",
+    "install_model",
+    "perplexity_table",
+    "cost_table",
+    "comparison_table",
+    "provenance",
+    "document_tables",
+    "plots",
 }
 TABLES = ["perplexity.tsv", "perplexity.md", "comparison.tsv", "comparison.md", "decades.tsv", "hardest.tsv"]
 
@@ -35,7 +45,9 @@ def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_p
     assert done.returncode == 0, done.stderr[-6000:]
     assert "lmgap: cluster run" in done.stderr
     for table in TABLES:
-        assert (work / "results/tables" / table).read_bytes() == (sweep_run / "work/results/tables" / table).read_bytes()
+        assert (work / "results/tables" / table).read_bytes() == (
+            sweep_run / "work/results/tables" / table
+        ).read_bytes()
     # SLURM's own record: every job but the local ones, under a comment naming its rule and
     # wildcards, with the cores and memory the workflow asked for.
     jobs = jobs_started(done)

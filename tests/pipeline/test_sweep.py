@@ -12,8 +12,7 @@ from conftest import jobs_executed, read_table, run_pipeline
 from lmgap.report import plots as drawing
 
 MODELS = [
-    f"o{order}{prune}{fraction}"
-    for order in (2, 3) for prune in ("", "-prune0.1") for fraction in ("", "-frac0.5")
+    f"o{order}{prune}{fraction}" for order in (2, 3) for prune in ("", "-prune0.1") for fraction in ("", "-frac0.5")
 ]
 
 
@@ -102,8 +101,11 @@ def test_the_learning_curve_and_size_plots_show_the_table(sweep_run, tmp_path):
         x.append(float(row["train_tokens"]))
         y.append(float(row["perplexity_including_oovs"]))
     assert curve == lines
-    sizes = {label: sorted(zip(x, y)) for label, x, y in drawing.perplexity_by_size(table, tmp_path / "size.png")
-             if not label.startswith("_")}
+    sizes = {
+        label: sorted(zip(x, y))
+        for label, x, y in drawing.perplexity_by_size(table, tmp_path / "size.png")
+        if not label.startswith("_")
+    }
     for kind in ("unpruned", "pruned"):
         chosen = [row for row in rows if (row["prune"] == "none") == (kind == "unpruned")]
         assert sizes[f"{kind}, dev-0"] == sorted(
@@ -117,8 +119,15 @@ def test_switching_axes_back_and_forth_retrains_nothing(sweep_run, tmp_path):
     work = tmp_path / "work"
     shutil.copytree(sweep_run / "work", work, symlinks=True)
     config = yaml.safe_load((work / "config.yaml").read_text())
-    tables = {"all": 1, "perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1,
-              "plots": 1, "provenance": 1}
+    tables = {
+        "all": 1,
+        "perplexity_table": 1,
+        "cost_table": 1,
+        "comparison_table": 1,
+        "document_tables": 1,
+        "plots": 1,
+        "provenance": 1,
+    }
     # One value of each axis dropped, then all back: the tables are rewritten, nothing trained.
     fewer = {"train_fraction": [1.0], "orders": [3], "lmplz": {**config["lmplz"], "prune": [[0, 1]]}}
     for edit in (fewer, {}):
@@ -127,6 +136,8 @@ def test_switching_axes_back_and_forth_retrains_nothing(sweep_run, tmp_path):
     done = run_pipeline(work, {**config, "train_fraction": [0.25, 0.5, 1.0]})
     assert jobs_executed(done) == {**tables, "sample_training_text": 1, "train": 4, "install_model": 4, "query": 4}
     assert sorted(re.findall(r"model=([^\s,]+)", done.stderr)) == sorted(
-        f"o{order}{prune}-frac0.25" for order in (2, 3) for prune in ("", "-prune0.1")
+        f"o{order}{prune}-frac0.25"
+        for order in (2, 3)
+        for prune in ("", "-prune0.1")
         for _ in ("train", "install_model", "query")
     )

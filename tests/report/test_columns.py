@@ -24,10 +24,23 @@ TABLES = {
 # How a definition names the quantity a part of a column's name stands for, where the sentence
 # does not spell the part itself; parts with no entry must appear as they are.
 SPELLED = {
-    "incl": r"includ", "excl": r"exclud|left out", "oovs": r"OOV", "oov": r"OOV", "ln": r"natural",
-    "ngrams": r"n-gram|k-gram", "prob": r"log10 P|probab", "rss": r"resident", "mb": r"\bMB\b",
-    "eval": r"scor", "ci": r"interval", "top1": r"top-1", "top10": r"top-10", "query": r"scoring",
-    "k": r"\bk\b", "hashed": r"hash", "bits": r"\bbits\b",
+    "incl": r"includ",
+    "excl": r"exclud|left out",
+    "oovs": r"OOV",
+    "oov": r"OOV",
+    "ln": r"natural",
+    "ngrams": r"n-gram|k-gram",
+    "prob": r"log10 P|probab",
+    "rss": r"resident",
+    "mb": r"\bMB\b",
+    "eval": r"scor",
+    "ci": r"interval",
+    "top1": r"top-1",
+    "top10": r"top-10",
+    "query": r"scoring",
+    "k": r"\bk\b",
+    "hashed": r"hash",
+    "bits": r"\bbits\b",
 }
 # Parts that say nothing of the quantity.
 GLUE = {"per", "in"}
@@ -40,7 +53,8 @@ def named_parts(column):
 
 def missing_parts(column, sentence):
     return [
-        part for part in named_parts(column)
+        part
+        for part in named_parts(column)
         if not re.search(SPELLED.get(part, re.escape(part)), sentence, re.IGNORECASE)
     ]
 

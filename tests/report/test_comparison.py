@@ -9,7 +9,13 @@ from lmgap.corpus.sampling import line_keys, sample_mask
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config
 from lmgap.report.comparison import (
-    Pair, bootstrap_log10_ratios, compare, comparison_markdown, interval, model_pairs, neural_pairs,
+    Pair,
+    bootstrap_log10_ratios,
+    compare,
+    comparison_markdown,
+    interval,
+    model_pairs,
+    neural_pairs,
 )
 
 
@@ -81,7 +87,10 @@ def test_models_that_scored_different_documents_are_refused(tmp_path):
 def test_samples_are_nested_exact_and_the_same_whatever_the_split_size():
     masks = {fraction: sample_mask(10_000, fraction) for fraction in (0.01, 0.1, 0.5, 1.0)}
     assert {fraction: int(mask.sum()) for fraction, mask in masks.items()} == {
-        0.01: 100, 0.1: 1000, 0.5: 5000, 1.0: 10_000,
+        0.01: 100,
+        0.1: 1000,
+        0.5: 5000,
+        1.0: 10_000,
     }
     assert not (masks[0.01] & ~masks[0.1]).any() and not (masks[0.1] & ~masks[0.5]).any()
     assert np.array_equal(line_keys(1000), line_keys(10_000)[:1000])
@@ -128,8 +137,10 @@ def test_a_split_of_too_few_documents_calls_nothing_real(tmp_path, count, real):
         rows = "".join(f"{line}\t5\t{log10 - line / 100}\n" for line in range(1, count + 1))
         (tmp_path / f"{name}.tsv").write_text("line\ttokens\tlog10_prob\n" + rows)
     documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("o4", "o3")}
-    figures = {(name, "dev-0"): {"perplexity_including_oovs": ppl, "oov_rate": "0.04", "binary_bytes": "1"}
-               for name, ppl in (("o4", "90.0"), ("o3", "100.0"))}
+    figures = {
+        (name, "dev-0"): {"perplexity_including_oovs": ppl, "oov_rate": "0.04", "binary_bytes": "1"}
+        for name, ppl in (("o4", "90.0"), ("o3", "100.0"))
+    }
     row = compare(Pair("o4", "o3", "order"), "dev-0", documents, figures, 200, 1)
     assert row["real"] == real and row["ratio"] == repr(0.9) and row["documents"] == count
     if count < 6:

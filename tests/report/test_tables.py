@@ -8,8 +8,9 @@ from lmgap.report.perplexity import markdown
 
 
 def test_figures_undefined_when_every_word_is_unseen_show_a_dash(demo_run):
-    frame = pd.read_csv(demo_run / "work/results/tables/perplexity.tsv", sep="\t", keep_default_na=False,
-                        na_values=[""])
+    frame = pd.read_csv(
+        demo_run / "work/results/tables/perplexity.tsv", sep="\t", keep_default_na=False, na_values=[""]
+    )
     shown = markdown(frame)
     assert "—" not in shown.split("Definitions")[0]
     # A model that knows no word of the split: SRILM's ppl1 and the perplexity without OOVs divide

@@ -33,7 +33,7 @@ def remove_stale_siblings(path, tag=""):
     path = Path(path)
     prefix = f".{path.name}.tmp-{tag}"
     for stale in path.parent.glob(f"{glob.escape(prefix)}*"):
-        pid = stale.name[len(prefix):]
+        pid = stale.name[len(prefix) :]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
             shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
 

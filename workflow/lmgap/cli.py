@@ -28,7 +28,9 @@ def main(argv=None):
     )
     scorer.add_argument("out", metavar="OUT_TSV")
     scorer.add_argument("expected", metavar="EXPECTED_TSV")
-    scorer.add_argument("--bits", type=int, default=DEFAULT_BITS, help=f"2^bits hash buckets (GEval's default: {DEFAULT_BITS})")
+    scorer.add_argument(
+        "--bits", type=int, default=DEFAULT_BITS, help=f"2^bits hash buckets (GEval's default: {DEFAULT_BITS})"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.bits <= 24:
         parser.error("--bits must be between 1 and 24")

@@ -210,8 +210,13 @@ def explain(error):
 
 # How each kind of value is asked for, in a fix.
 KINDS = {
-    "integer": "a whole number", "number": "a number", "boolean": "true or false", "string": "a text",
-    "array": "a list", "object": "a mapping of keys", "null": "null",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "string": "a text",
+    "array": "a list",
+    "object": "a mapping of keys",
+    "null": "null",
 }
 # What a value a pattern refuses must look like, by the key it is under (neural: its names).
 PATTERNS = {
@@ -264,14 +269,24 @@ def check_prune(prune, orders, origins):
     """lmplz's own rules for --prune, checked before anything runs."""
     origin = origins.of(("lmplz", "prune"))
     if any(later < earlier for earlier, later in zip(prune, prune[1:])):
-        raise invalid([(
-            origin, "lmplz.prune",
-            f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
-            "keeping a longer one); give each order's threshold at least the one before",
-        )])
+        raise invalid(
+            [
+                (
+                    origin,
+                    "lmplz.prune",
+                    f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
+                    "keeping a longer one); give each order's threshold at least the one before",
+                )
+            ]
+        )
     if len(prune) > min(orders):
-        raise invalid([(
-            origin, "lmplz.prune",
-            f"{len(prune)} thresholds, but the order-{min(orders)} model has only {min(orders)} orders; "
-            f"give at most {min(orders)} (lmplz repeats the last one for higher orders)",
-        )])
+        raise invalid(
+            [
+                (
+                    origin,
+                    "lmplz.prune",
+                    f"{len(prune)} thresholds, but the order-{min(orders)} model has only {min(orders)} orders; "
+                    f"give at most {min(orders)} (lmplz repeats the last one for higher orders)",
+                )
+            ]
+        )

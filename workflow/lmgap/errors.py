@@ -14,8 +14,17 @@ class LmgapError(Exception):
 ORIGINS_VARIABLE = "LMGAP_CONFIG_ORIGINS"
 # The settings messages tell the user to change.
 NAMED_SETTINGS = (
-    "corpus.source", "corpus.commit", "corpus.test_a", "train_split", "eval_splits", "kenlm.bin_dir",
-    "lmplz.temp_dir", "lmplz.discount_fallback", "memory.budget_mb", "gap.enabled", "neural",
+    "corpus.source",
+    "corpus.commit",
+    "corpus.test_a",
+    "train_split",
+    "eval_splits",
+    "kenlm.bin_dir",
+    "lmplz.temp_dir",
+    "lmplz.discount_fallback",
+    "memory.budget_mb",
+    "gap.enabled",
+    "neural",
 )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .errors import LmgapError
 
+
 def cannot_write(folder, why):
     """The error for a folder the run must write in and cannot."""
     return LmgapError(

@@ -84,8 +84,13 @@ def split_figures(sums):
 
 
 DOCUMENT_COLUMNS = [
-    "line", "tokens", "oovs", "log10_prob", "log10_prob_oov",
-    "perplexity_including_oovs", "perplexity_excluding_oovs",
+    "line",
+    "tokens",
+    "oovs",
+    "log10_prob",
+    "log10_prob_oov",
+    "perplexity_including_oovs",
+    "perplexity_excluding_oovs",
 ]
 
 

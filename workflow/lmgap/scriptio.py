@@ -48,7 +48,9 @@ def run(snakemake, main):
 def full_disk(err, outputs):
     """What to do when a job's disk filled up: the folder it was writing in (the file's, or its
     outputs' when the error names no file) and the fix."""
-    folders = [Path(err.filename).parent] if err.filename else list(dict.fromkeys(Path(path).parent for path in outputs))
+    folders = (
+        [Path(err.filename).parent] if err.filename else list(dict.fromkeys(Path(path).parent for path in outputs))
+    )
     where = ", ".join(str(folder.resolve()) for folder in folders)
     return (
         f"no space left writing in {where} ({err.strerror}): free space on that disk, then run the "

@@ -15,8 +15,15 @@ def main(log):
     paths = iter(snakemake.input.documents)
     documents = {(model, split): next(paths) for model in [*sorted(models), *sorted(neural)] for split in splits}
     write_comparison(
-        models, splits, documents, snakemake.input.table, snakemake.params.resamples, snakemake.params.seed,
-        snakemake.output.tsv, snakemake.output.md, neural,
+        models,
+        splits,
+        documents,
+        snakemake.input.table,
+        snakemake.params.resamples,
+        snakemake.params.seed,
+        snakemake.output.tsv,
+        snakemake.output.md,
+        neural,
     )
 
 

@@ -12,8 +12,12 @@ from lmgap.scriptio import run
 def main(log):
     files = snakemake.params.files
     write_cost_tables(
-        snakemake.params.models, files["ngram"], snakemake.params.splits, snakemake.output.tsv,
-        snakemake.output.md, files["neural"],
+        snakemake.params.models,
+        files["ngram"],
+        snakemake.params.splits,
+        snakemake.output.tsv,
+        snakemake.output.md,
+        files["neural"],
     )
 
 

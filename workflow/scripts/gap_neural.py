@@ -17,8 +17,14 @@ def main(log):
     model, tokenizer = load(snakemake.params.folder)
     rescorer = Rescorer(model, tokenizer, snakemake.params.max_length, snakemake.params.right_tokens)
     write_rescored(
-        rescorer, split_dir(snakemake), snakemake.input.base, snakemake.params.candidates,
-        snakemake.params.top_k, snakemake.output.out, snakemake.output.stats, log,
+        rescorer,
+        split_dir(snakemake),
+        snakemake.input.base,
+        snakemake.params.candidates,
+        snakemake.params.top_k,
+        snakemake.output.out,
+        snakemake.output.stats,
+        log,
     )
 
 

@@ -14,16 +14,20 @@ from lmgap.scriptio import run
 
 def main(log):
     options = snakemake.params.options
-    scores, summary = query(
-        snakemake.input.query, snakemake.input.binary, snakemake.input.text, options["order"], log
-    )
+    scores, summary = query(snakemake.input.query, snakemake.input.binary, snakemake.input.text, options["order"], log)
     log.write(summary)
     printed = parse_summary(summary)
     sums = scores.sums()
     check_against_summary(sums, printed)
     write_split_record(
-        snakemake.wildcards.model, snakemake.wildcards.split, sums, scores.documents,
-        snakemake.output.metrics, snakemake.output.documents, **options, kenlm_summary=printed,
+        snakemake.wildcards.model,
+        snakemake.wildcards.split,
+        sums,
+        scores.documents,
+        snakemake.output.metrics,
+        snakemake.output.documents,
+        **options,
+        kenlm_summary=printed,
     )
 
 

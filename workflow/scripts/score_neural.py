@@ -18,12 +18,22 @@ def main(log):
     window = snakemake.params.window
     model, tokenizer = load(snakemake.params.folder)
     scores, subwords = score_text(
-        snakemake.input.text, tokenizer, window_scorer(model), window["max_length"], window["stride"],
+        snakemake.input.text,
+        tokenizer,
+        window_scorer(model),
+        window["max_length"],
+        window["stride"],
         window["batch_size"],
     )
     write_split_record(
-        snakemake.wildcards.neural, snakemake.wildcards.split, scores.sums(), scores.documents,
-        snakemake.output.metrics, snakemake.output.documents, family="neural", **window,
+        snakemake.wildcards.neural,
+        snakemake.wildcards.split,
+        scores.sums(),
+        scores.documents,
+        snakemake.output.metrics,
+        snakemake.output.documents,
+        family="neural",
+        **window,
         subword_tokens=subwords,
     )
 

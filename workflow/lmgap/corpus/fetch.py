@@ -168,8 +168,11 @@ def check_files(root, required):
 
 
 XZ_MAGIC = b"\xfd7zXZ\x00"
-OTHER_FORMATS = {b"\x1f\x8b": ("gzip-compressed", "zcat"), b"BZh": ("bzip2-compressed", "bzcat"),
-                 b"\x28\xb5\x2f\xfd": ("zstd-compressed", "zstdcat")}
+OTHER_FORMATS = {
+    b"\x1f\x8b": ("gzip-compressed", "zcat"),
+    b"BZh": ("bzip2-compressed", "bzcat"),
+    b"\x28\xb5\x2f\xfd": ("zstd-compressed", "zstdcat"),
+}
 
 
 def check_xz(path):
@@ -251,7 +254,9 @@ def check_scorable(record, split):
         path = shlex.quote(f"{record['root']}/{name}")
         where = (
             f" (a clone of {record['source']}, made again at each fetch: convert a local copy and point "
-            "corpus.source at it)" if is_url(record["source"]) else ""
+            "corpus.source at it)"
+            if is_url(record["source"])
+            else ""
         )
         raise LmgapError(
             f"{name} line {number} is not valid UTF-8 ({reason} at byte {offset}){more}: GEval reads gap "
@@ -280,9 +285,7 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
     else:
         root = Path(source)
         if not root.is_dir():
-            raise LmgapError(
-                f"corpus.source {source} is not a directory; give a git URL or a local copy of the corpus"
-            )
+            raise LmgapError(f"corpus.source {source} is not a directory; give a git URL or a local copy of the corpus")
     check_files(root, required)
     splits = sorted({name.split("/")[0] for name in required})
     prints = {split: fingerprint(root, split, required) for split in splits}
@@ -296,8 +299,13 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
                 not_utf8[name] = bad
     # The fingerprints make the record change whenever a file does, so the manifest follows.
     record = {
-        "source": source, "commit": head_commit(root), "root": str(root), "files": sorted(required),
-        "splits": prints, "warnings": warnings, "not_utf8": not_utf8,
+        "source": source,
+        "commit": head_commit(root),
+        "root": str(root),
+        "files": sorted(required),
+        "splits": prints,
+        "warnings": warnings,
+        "not_utf8": not_utf8,
     }
     write_json(record, record_path)
     return record

@@ -155,7 +155,9 @@ def read_contexts(split_dir):
                         ) from None
             yield [line.rsplit(b"\t", 2)[-2:] for line in lines]
     except CorruptInput as err:
-        raise LmgapError(f"{in_path} is corrupt or truncated after line {count} ({err}); fetch the corpus again") from None
+        raise LmgapError(
+            f"{in_path} is corrupt or truncated after line {count} ({err}); fetch the corpus again"
+        ) from None
     if count == 0:
         raise LmgapError(f"{in_path} has no lines; a split needs at least one line of text")
 
@@ -240,5 +242,7 @@ def write_years(split_dir, out_path):
                     rows.append("" if year is None else repr(year))
                 out.write("\n".join(rows) + "\n")
         except CorruptInput as err:
-            raise LmgapError(f"{split_dir / 'in.tsv.xz'} is corrupt or truncated ({err}); fetch the corpus again") from None
+            raise LmgapError(
+                f"{split_dir / 'in.tsv.xz'} is corrupt or truncated ({err}); fetch the corpus again"
+            ) from None
     return known

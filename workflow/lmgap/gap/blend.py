@@ -141,7 +141,8 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
             "fold_weights": [dict(zip(members, weights.tolist())) for weights in by_fold],
             "method": (
                 f"EM on the members' hashed probabilities of the gap words, cross-fitted in {FOLDS} folds"
-                if cross_fit else "EM on the members' hashed probabilities of the first scored split's gap words"
+                if cross_fit
+                else "EM on the members' hashed probabilities of the first scored split's gap words"
             ),
             "fit_gaps": int(len(probabilities)),
             "fit_log_loss_hashed": {

@@ -65,8 +65,10 @@ class ContextIndex:
         ids = np.array([[self._id(w) for w in words] for words in contexts], dtype=np.int64).reshape(-1, 4)
         a2, a1, c1, c2 = ids.T
         gap_keys = {
-            "after2": (a2 << SHIFT) | a1, "after1": a1,
-            "before2": (c1 << SHIFT) | c2, "before1": c1,
+            "after2": (a2 << SHIFT) | a1,
+            "after1": a1,
+            "before2": (c1 << SHIFT) | c2,
+            "before1": c1,
             "between": (a1 << SHIFT) | c1,
         }
         self.keys = {name: np.unique(keys) for name, keys in gap_keys.items()}
@@ -112,7 +114,8 @@ class ContextIndex:
         context = np.minimum(ids, self.context_vocab)
         before, before2, after, after2 = context[at - 1], context[at - 2], context[at + 1], context[at + 2]
         for name, key in {
-            "after2": (before2 << SHIFT) | before, "before2": (after << SHIFT) | after2,
+            "after2": (before2 << SHIFT) | before,
+            "before2": (after << SHIFT) | after2,
             "between": (before << SHIFT) | after,
         }.items():
             slot = self.pair_index[name].get_indexer(key)
@@ -163,7 +166,7 @@ class ContextIndex:
     def frequent(self, count):
         """The count most frequent words (ties: first appearance first)."""
         order = np.lexsort((np.arange(len(self.unigram)), -self.unigram))
-        return np.array([w for w in order[:count + 2] if w > 1 and self.unigram[w] > 0][:count], dtype=np.int64)
+        return np.array([w for w in order[: count + 2] if w > 1 and self.unigram[w] > 0][:count], dtype=np.int64)
 
     def candidates(self, gaps, per_context, frequent):
         """(offsets, word ids, source flags) of the candidates of the given gap indices (into the
@@ -181,7 +184,7 @@ class ContextIndex:
             for name in CONTEXT_SOURCES:
                 starts, found = tops[name]
                 key = self.gap_key[name][gap]
-                parts.append(found[starts[key]:starts[key + 1]])
+                parts.append(found[starts[key] : starts[key + 1]])
                 bits.append(np.full(len(parts[-1]), FLAG[name]))
             every, every_bit = np.concatenate(parts), np.concatenate(bits)
             every, every_bit = every[valid[every]], every_bit[valid[every]]
@@ -247,7 +250,10 @@ class CandidateSets:
         with atomic_path(path) as tmp:
             with open(tmp, "wb") as handle:
                 np.savez(
-                    handle, offsets=self.offsets, ids=self.ids, flags=self.flags,
+                    handle,
+                    offsets=self.offsets,
+                    ids=self.ids,
+                    flags=self.flags,
                     words=np.frombuffer(b"\n".join(self.words), dtype=np.uint8),
                 )
 

@@ -12,7 +12,9 @@ def candidate_recall(expected, candidates=None, variant=None, out_lines=None):
     if not expected:
         return 0.0
     if candidates is None:
-        found = sum(word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines))
+        found = sum(
+            word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines)
+        )
     else:
         position = {word: index for index, word in enumerate(candidates.words)}
         found = sum(
@@ -29,7 +31,9 @@ def evaluate(out_path, expected_path, metrics_path, lines_path, candidates_path=
     metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(out_path), str(expected_path))
     candidates = CandidateSets.load(candidates_path) if candidates_path else None
     recall = candidate_recall(expected, candidates, variant, out_lines)
-    write_json({"bits": DEFAULT_BITS, "gaps": len(expected), "metrics": metrics, "candidate_recall": recall}, metrics_path)
+    write_json(
+        {"bits": DEFAULT_BITS, "gaps": len(expected), "metrics": metrics, "candidate_recall": recall}, metrics_path
+    )
     with atomic_open(lines_path, "w") as out:
         out.write("line\tlog_probability\n")
         for number, value in enumerate(per_line, start=1):

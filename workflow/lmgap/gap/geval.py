@@ -102,7 +102,7 @@ def parse_number(text):
     sign, real, fraction, power = match.groups()
     power = int(power) if power else 0
     if fraction:
-        value = (_to_double(int(real)) + _to_double(int(fraction)) / _to_double(10 ** len(fraction)))
+        value = _to_double(int(real)) + _to_double(int(fraction)) / _to_double(10 ** len(fraction))
         value *= _power_of_ten(power)
     else:
         value = _to_double(int(real)) * _power_of_ten(power) if power else _to_double(int(real))
@@ -126,7 +126,9 @@ def parse_line(line):
     for position, token in enumerate(line.split(" "), start=1):
         word, colon, number = token.rpartition(":")
         if not colon:
-            reason = "empty token (two spaces in a row, or a space at the start or end)" if not token else "colon expected"
+            reason = (
+                "empty token (two spaces in a row, or a space at the start or end)" if not token else "colon expected"
+            )
             raise TokenError(position, token, reason)
         try:
             specs.append((word if word else REST, parse_number(number)))
@@ -156,7 +158,8 @@ def _complete_log_probabilities(specs):
     for _, value in specs:
         total += _exp(value)
     if (
-        _off_one(total) and 0.0 < total < 1.0
+        _off_one(total)
+        and 0.0 < total < 1.0
         and not any(word is REST for word, _ in specs)
         and all(value <= 0 for _, value in specs)
     ):

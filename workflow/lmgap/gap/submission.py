@@ -17,6 +17,7 @@ from .lines import format_line, write_out
 from .scores import load_scores
 from .sources import variant_mask
 
+
 def normalised(log10_scores):
     """Probabilities proportional to 10^score, summing to one."""
     if len(log10_scores) == 0:

@@ -25,7 +25,8 @@ def load_masked(folder):
     from transformers import AutoModelForMaskedLM
 
     model, tokenizer = load_pretrained(
-        folder, AutoModelForMaskedLM,
+        folder,
+        AutoModelForMaskedLM,
         "cannot load a masked language model and its tokenizer from {folder}; give the folder a masked "
         "LM (BERT, RoBERTa, ...) was saved to with save_pretrained",
     )
@@ -54,8 +55,8 @@ def special_tokens_around(tokenizer, folder):
     body = tokenizer("a", add_special_tokens=False)["input_ids"]
     framed = tokenizer("a")["input_ids"]
     for start in range(len(framed) - len(body) + 1):
-        if framed[start:start + len(body)] == body:
-            return framed[:start], framed[start + len(body):]
+        if framed[start : start + len(body)] == body:
+            return framed[:start], framed[start + len(body) :]
     raise LmgapError(
         f"{folder}: the tokenizer does not keep a text's tokens together between its special tokens, "
         "so the mask's window cannot be built; give a masked LM's own tokenizer"
@@ -87,7 +88,7 @@ class MaskedPredictor:
         half = self.room // 2
         keep_left = min(len(left_ids), max(half, self.room - len(right_ids)))
         keep_right = min(len(right_ids), self.room - keep_left)
-        middle = [*left_ids[len(left_ids) - keep_left:], self.tokenizer.mask_token_id, *right_ids[:keep_right]]
+        middle = [*left_ids[len(left_ids) - keep_left :], self.tokenizer.mask_token_id, *right_ids[:keep_right]]
         return [*self.prefix, *middle, *self.suffix], len(self.prefix) + keep_left
 
     def probabilities(self, windows):
@@ -101,8 +102,8 @@ class MaskedPredictor:
         ids = torch.full((len(windows), width), pad, dtype=torch.long)
         attention = torch.zeros((len(windows), width), dtype=torch.long)
         for row, window in enumerate(windows):
-            ids[row, :len(window)] = torch.tensor(window)
-            attention[row, :len(window)] = 1
+            ids[row, : len(window)] = torch.tensor(window)
+            attention[row, : len(window)] = 1
         device = self.model.device
         with torch.inference_mode():
             logits = self.model(input_ids=ids.to(device), attention_mask=attention.to(device)).logits
@@ -118,13 +119,17 @@ def write_masked(predictor, split_dir, top_k, out_path, stats_path, log):
 
     def rows():
         for at in range(0, len(gaps), predictor.batch_size):
-            batch = gaps[at:at + predictor.batch_size]
-            windows = [predictor.window(left.decode("utf-8", "replace"), right.decode("utf-8", "replace"))
-                       for left, right in batch]
+            batch = gaps[at : at + predictor.batch_size]
+            windows = [
+                predictor.window(left.decode("utf-8", "replace"), right.decode("utf-8", "replace"))
+                for left, right in batch
+            ]
             for probabilities in predictor.probabilities(windows):
                 text, listed, p0 = format_line(predictor.words, probabilities, top_k, 1.0)
                 yield text, len(predictor.words), listed, p0
 
     write_out(rows(), out_path, stats_path)
-    log.write(f"predicted {len(gaps):,} gaps from {len(predictor.words):,} whole-word tokens in "
-              f"{time.monotonic() - started:.1f} s\n")
+    log.write(
+        f"predicted {len(gaps):,} gaps from {len(predictor.words):,} whole-word tokens in "
+        f"{time.monotonic() - started:.1f} s\n"
+    )

@@ -48,7 +48,8 @@ def load(folder):
     from transformers import AutoModelForCausalLM
 
     model, tokenizer = load_pretrained(
-        folder, AutoModelForCausalLM,
+        folder,
+        AutoModelForCausalLM,
         "cannot load a causal language model and its tokenizer from {folder}; if it holds a masked LM "
         "(BERT, RoBERTa, ...), give its entry in config.yaml `kind: masked`",
     )
@@ -74,13 +75,13 @@ def window_scorer(model):
         width = max(len(ids) for ids in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
         for row, window in enumerate(batch):
-            ids[row, :len(window)] = window
+            ids[row, : len(window)] = window
         inputs = torch.from_numpy(ids).to(model.device)
         with torch.inference_mode():
             logits = model(input_ids=inputs).logits.float()
             following = inputs[:, 1:].unsqueeze(-1)
             logprobs = logits[:, :-1].gather(-1, following).squeeze(-1) - torch.logsumexp(logits[:, :-1], dim=-1)
         logprobs = logprobs.double().cpu().numpy()
-        return [logprobs[row, :len(window) - 1] for row, window in enumerate(batch)]
+        return [logprobs[row, : len(window) - 1] for row, window in enumerate(batch)]
 
     return model_logprobs

@@ -68,7 +68,7 @@ class Rescorer:
         continuations = [(ids + following)[: self.max_length - 1] for ids in word_ids]
         longest = max(len(ids) for ids in continuations)
         # The left context keeps its nearest tokens: the model reads at most max_length at once.
-        left_ids = left_ids[-max(1, self.max_length - longest):]
+        left_ids = left_ids[-max(1, self.max_length - longest) :]
         device = self.model.device
         with torch.inference_mode():
             out = self.model(input_ids=torch.tensor([left_ids], device=device), use_cache=True)
@@ -76,8 +76,8 @@ class Rescorer:
             scores = np.empty(len(continuations))
             rows = max(1, min(self.batch_positions // longest, BATCH_LOGITS_BYTES // cache_bytes(out.past_key_values)))
             for at in range(0, len(continuations), rows):
-                batch = continuations[at:at + rows]
-                scores[at:at + len(batch)] = self._batch(out.past_key_values, first, batch)
+                batch = continuations[at : at + rows]
+                scores[at : at + len(batch)] = self._batch(out.past_key_values, first, batch)
         return scores
 
     def _batch(self, cache, first, batch):
@@ -89,8 +89,8 @@ class Rescorer:
         ids = torch.zeros((len(batch), width), dtype=torch.long)
         real = torch.zeros((len(batch), width), dtype=torch.bool)
         for row, continuation in enumerate(batch):
-            ids[row, :len(continuation)] = torch.tensor(continuation)
-            real[row, :len(continuation)] = True
+            ids[row, : len(continuation)] = torch.tensor(continuation)
+            real[row, : len(continuation)] = True
         ids, real = ids.to(first.device), real.to(first.device)
         total = first[ids[:, 0]]
         if width > 1:
@@ -128,9 +128,7 @@ def write_rescored(rescorer, split_dir, base_out, candidates, top_k, out_path, s
         for (left, right), line in zip(gaps, base):
             words, mass = base_candidates(line, candidates)
             if words:
-                scores = rescorer.score(
-                    left.decode("utf-8", "replace"), words, right.decode("utf-8", "replace")
-                )
+                scores = rescorer.score(left.decode("utf-8", "replace"), words, right.decode("utf-8", "replace"))
                 text, listed, p0 = format_line(words, normalised_scores(scores), top_k, mass)
                 yield text, len(words), listed, p0
             else:

@@ -58,9 +58,16 @@ def build_model(settings, vocab_size, end_id):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     config = GPT2Config(
-        vocab_size=vocab_size, n_positions=settings["context"], n_embd=settings["width"],
-        n_layer=settings["layers"], n_head=settings["heads"], resid_pdrop=0.0, embd_pdrop=0.0,
-        attn_pdrop=0.0, bos_token_id=end_id, eos_token_id=end_id,
+        vocab_size=vocab_size,
+        n_positions=settings["context"],
+        n_embd=settings["width"],
+        n_layer=settings["layers"],
+        n_head=settings["heads"],
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        bos_token_id=end_id,
+        eos_token_id=end_id,
     )
     return GPT2LMHeadModel(config)
 
@@ -89,7 +96,9 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
     on = device()
     model = build_model(settings, tokenizer.get_vocab_size(), end).to(on)
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings["learning_rate"], betas=(0.9, 0.95), weight_decay=0.01)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=settings["learning_rate"], betas=(0.9, 0.95), weight_decay=0.01
+    )
     rng = np.random.Generator(np.random.PCG64(settings["seed"]))
     offsets = np.arange(context + 1)
     losses = []
@@ -109,7 +118,9 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
     trained = time.perf_counter()
     with atomic_path(model_dir) as tmp:
         model.cpu().save_pretrained(tmp)
-        PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token=END_OF_TEXT, eos_token=END_OF_TEXT).save_pretrained(tmp)
+        PreTrainedTokenizerFast(
+            tokenizer_object=tokenizer, bos_token=END_OF_TEXT, eos_token=END_OF_TEXT
+        ).save_pretrained(tmp)
     with atomic_open(loss_path) as out:
         out.write("step\tloss_nats\tlearning_rate\tseconds\n")
         out.writelines(f"{s}\t{loss!r}\t{lr!r}\t{seconds:.3f}\n" for s, loss, lr, seconds in losses)
@@ -126,7 +137,7 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
         "train_tokens_per_second": seen / (trained - encoded),
         "threads": threads,
         "device": on.type,
-        "final_loss_nats": float(np.mean([loss for _, loss, _, _ in losses[-max(1, steps // 10):]])),
+        "final_loss_nats": float(np.mean([loss for _, loss, _, _ in losses[-max(1, steps // 10) :]])),
         "torch": torch.__version__,
     }
     write_json(record, record_path)

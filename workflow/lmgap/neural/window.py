@@ -57,9 +57,9 @@ def score_windows(model_logprobs, documents, max_length, stride, batch_size):
             jobs.append((number, start, end, first))
     results = [np.empty(max(len(ids) - 1, 0)) for ids in documents]
     for at in range(0, len(jobs), batch_size):
-        batch = jobs[at:at + batch_size]
+        batch = jobs[at : at + batch_size]
         outputs = model_logprobs([documents[number][start:end] for number, start, end, _ in batch])
         for (number, start, end, first), logprobs in zip(batch, outputs):
             # logprobs[i] scores token start + i + 1.
-            results[number][first - 1:end - 1] = logprobs[first - start - 1:]
+            results[number][first - 1 : end - 1] = logprobs[first - start - 1 :]
     return results

@@ -48,9 +48,23 @@ def download_sdist(version, sha256, dest, log):
     requirements = Path(dest) / "requirements.txt"
     requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
     _run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", "kenlm",
-         "--no-build-isolation", "--require-hashes", "-r", str(requirements), "-d", str(dest)],
-        log, f"pip download kenlm=={version} (pinned sha256 {sha256})",
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            "kenlm",
+            "--no-build-isolation",
+            "--require-hashes",
+            "-r",
+            str(requirements),
+            "-d",
+            str(dest),
+        ],
+        log,
+        f"pip download kenlm=={version} (pinned sha256 {sha256})",
     )
     return Path(dest) / f"kenlm-{version}.tar.gz"
 
@@ -64,13 +78,20 @@ def configure_and_make(source, build, max_order, threads, log):
     log.flush()
     configure = subprocess.run(
         ["cmake", str(source), f"-DKENLM_MAX_ORDER={max_order}", "-DCMAKE_BUILD_TYPE=Release"],
-        cwd=build, stdout=log, stderr=subprocess.PIPE, text=True,
+        cwd=build,
+        stdout=log,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     log.write(configure.stderr)
     if configure.returncode:
         lacking = [lib for lib in ("Boost", "ZLIB", "BZip2", "LibLZMA") if lib in configure.stderr]
         if lacking:
-            raise LmgapError(MISSING_HELP.format(origin=in_origin("kenlm.bin_dir"), what="cmake could not find " + ", ".join(lacking)))
+            raise LmgapError(
+                MISSING_HELP.format(
+                    origin=in_origin("kenlm.bin_dir"), what="cmake could not find " + ", ".join(lacking)
+                )
+            )
         raise LmgapError(f"cmake could not configure KenLM; see {log.name}")
     _run(["make", f"-j{threads}", *TOOLS], log, "compiling KenLM", cwd=build)
 
@@ -141,9 +162,24 @@ def build_python_module(version, sha256, max_order, target, log):
         requirements = Path(work) / "requirements.txt"
         requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
         _run(
-            [sys.executable, "-m", "pip", "install", "--no-deps", "--no-binary", "kenlm", "--no-build-isolation",
-             "--no-cache-dir", "--require-hashes", "-r", str(requirements), "--target", str(tmp)],
-            log, f"building the kenlm Python module with maximum order {max_order}",
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--no-deps",
+                "--no-binary",
+                "kenlm",
+                "--no-build-isolation",
+                "--no-cache-dir",
+                "--require-hashes",
+                "-r",
+                str(requirements),
+                "--target",
+                str(tmp),
+            ],
+            log,
+            f"building the kenlm Python module with maximum order {max_order}",
             env={**os.environ, "MAX_ORDER": str(max_order)},
         )
         arpa = Path(work) / f"order{max_order}.arpa"
@@ -155,7 +191,7 @@ def chain_arpa(order):
     """A valid ARPA model of the given order: every n-gram of one sentence, up to that order
     (so every n-gram's context and suffix is there too)."""
     words = ["<s>", *(f"w{i}" for i in range(order)), "</s>"]
-    grams = {n: sorted({tuple(words[i:i + n]) for i in range(len(words) - n + 1)}) for n in range(1, order + 1)}
+    grams = {n: sorted({tuple(words[i : i + n]) for i in range(len(words) - n + 1)}) for n in range(1, order + 1)}
     grams[1] = sorted({*grams[1], ("<unk>",)})
     lines = ["", "\\data\\", *(f"ngram {n}={len(grams[n])}" for n in grams), ""]
     for n, entries in grams.items():
@@ -169,14 +205,10 @@ def chain_arpa(order):
 
 def check_module_order(module_dir, arpa, order, log):
     """The kenlm module in module_dir loads an order-`order` model, in a Python of its own."""
-    code = (
-        "import sys, kenlm; model = kenlm.Model(sys.argv[1]); "
-        "assert model.order == int(sys.argv[2]), model.order"
-    )
+    code = "import sys, kenlm; model = kenlm.Model(sys.argv[1]); assert model.order == int(sys.argv[2]), model.order"
     env = {**os.environ, "PYTHONPATH": str(module_dir)}
     log.flush()
-    done = subprocess.run([sys.executable, "-c", code, str(arpa), str(order)], env=env, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-c", code, str(arpa), str(order)], env=env, capture_output=True, text=True)
     log.write(done.stdout + done.stderr)
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]

@@ -64,8 +64,11 @@ def probing_bytes(counts, multiplier=PROBING_MULTIPLIER):
 
     unigrams, *middle, highest = counts
     return (
-        8 + 12 * buckets(unigrams) + 8 * (unigrams + 1)
-        + sum(16 * buckets(count) for count in middle) + 12 * buckets(highest)
+        8
+        + 12 * buckets(unigrams)
+        + 8 * (unigrams + 1)
+        + sum(16 * buckets(count) for count in middle)
+        + 12 * buckets(highest)
     )
 
 
@@ -75,9 +78,7 @@ def estimated_types(tokens):
 
 def estimated_counts(order, tokens):
     """At most how many distinct k-grams, k = 1..order, lmplz counts in a text of tokens."""
-    return [estimated_types(tokens)] + [
-        int(DISTINCT_SHARE.get(k, 1.0) * tokens) for k in range(2, order + 1)
-    ]
+    return [estimated_types(tokens)] + [int(DISTINCT_SHARE.get(k, 1.0) * tokens) for k in range(2, order + 1)]
 
 
 def binary_mb(order, tokens):

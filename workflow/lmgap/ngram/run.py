@@ -94,13 +94,15 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             log.write(lmplz_text + bb_text)
             # lmplz killed by SIGPIPE only means build_binary stopped reading first.
             if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
-                raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, root, log.name))
+                raise LmgapError(
+                    explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, root, log.name)
+                )
             if binariser.returncode or trainer.returncode or counts is None:
                 if "No space left on device" in bb_text:
-                    raise LmgapError(
-                        f"build_binary ran out of disk space writing {binary}; free space in its folder."
-                    )
-                raise LmgapError(f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}")
+                    raise LmgapError(f"build_binary ran out of disk space writing {binary}; free space in its folder.")
+                raise LmgapError(
+                    f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}"
+                )
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     usage = {"lmplz": trainer.usage, "build_binary": binariser.usage}
@@ -110,7 +112,9 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
 def fallback_orders(lmplz_text):
     """The orders (1 for unigrams) whose discounts lmplz could not estimate and took from
     --discount_fallback instead (its `Substituting fallback discounts for order K` lines, K from 0)."""
-    return sorted(int(k) + 1 for k in re.findall(r"^Substituting fallback discounts for order (\d+):", lmplz_text, re.M))
+    return sorted(
+        int(k) + 1 for k in re.findall(r"^Substituting fallback discounts for order (\d+):", lmplz_text, re.M)
+    )
 
 
 def unigram_tokens(lmplz_text):
@@ -172,7 +176,7 @@ def relay_arpa(source, sink, copy=None, chunk=1 << 20):
 def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_name):
@@ -211,7 +215,10 @@ def query(tool, model, text, order, log):
     with open(text, "rb") as stdin:
         process = subprocess.Popen(
             [str(tool), "-v", "word", "-v", "sentence", "-v", "summary", str(model)],
-            stdin=stdin, stdout=subprocess.PIPE, stderr=log, bufsize=1 << 20,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            bufsize=1 << 20,
         )
         try:
             scores, summary = score_output(process.stdout, order)
@@ -222,6 +229,7 @@ def query(tool, model, text, order, log):
         log.flush()
         tail = _stderr_tail(Path(log.name).read_text(errors="replace"))
         raise LmgapError(
-            f"query failed on {model} with exit code {returncode}; {damaged_model_advice(model)}. See {log.name}:\n{tail}"
+            f"query failed on {model} with exit code {returncode}; {damaged_model_advice(model)}. "
+            f"See {log.name}:\n{tail}"
         )
     return scores, summary

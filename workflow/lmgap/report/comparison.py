@@ -41,6 +41,7 @@ def model_pairs(models):
     """Pairs of models (name, options as MODELS holds them) that differ in one setting: each
     order against the next lower one, each training fraction against the next smaller one, each
     pruned model against the unpruned one; the other settings equal."""
+
     def key(options):
         return options["order"], tuple(options["prune"]), options["train_fraction"]
 
@@ -65,8 +66,9 @@ def neural_pairs(models, neural):
     """Each neural model against an n-gram of equal training text: the highest order, unpruned,
     trained on the same share of the training split (the whole split for a model the pipeline
     did not train, or when no n-gram has that share). neural: {name: its train_fraction or None}."""
-    unpruned = [(options["order"], options["train_fraction"], name)
-                for name, options in models.items() if not options["prune"]]
+    unpruned = [
+        (options["order"], options["train_fraction"], name) for name, options in models.items() if not options["prune"]
+    ]
     pairs = []
     for name, fraction in sorted(neural.items()):
         same = [entry for entry in unpruned if entry[1] == (fraction or 1.0)] or [e for e in unpruned if e[1] == 1.0]
@@ -83,7 +85,7 @@ def bootstrap_log10_ratios(difference, tokens, resamples, seed):
     ratios = np.empty(resamples)
     for start in range(0, resamples, CHUNK):
         draws = rng.integers(0, count, size=(min(CHUNK, resamples - start), count))
-        ratios[start:start + len(draws)] = difference[draws].sum(axis=1) / tokens[draws].sum(axis=1)
+        ratios[start : start + len(draws)] = difference[draws].sum(axis=1) / tokens[draws].sum(axis=1)
     return ratios
 
 
@@ -139,15 +141,23 @@ def compare(pair, split, documents, figures, resamples, seed):
         low, high = interval(bootstrap_log10_ratios(base_log10 - model_log10, tokens, resamples, seed))
         real = "yes" if high < 1 or low > 1 else "no"
     return {
-        "split": split, "model": pair.model, "baseline": pair.baseline, "differs_in": pair.setting,
+        "split": split,
+        "model": pair.model,
+        "baseline": pair.baseline,
+        "differs_in": pair.setting,
         "perplexity_model": model["perplexity_including_oovs"],
         "perplexity_baseline": baseline["perplexity_including_oovs"],
-        "oov_rate_model": model["oov_rate"], "oov_rate_baseline": baseline["oov_rate"],
-        "ratio": repr(ratio), "ratio_ci_low": "" if low is None else repr(low),
+        "oov_rate_model": model["oov_rate"],
+        "oov_rate_baseline": baseline["oov_rate"],
+        "ratio": repr(ratio),
+        "ratio_ci_low": "" if low is None else repr(low),
         "ratio_ci_high": "" if high is None else repr(high),
         "real": "not comparable" if not comparable else real or "too few documents",
-        "binary_bytes_model": model["binary_bytes"], "binary_bytes_baseline": baseline["binary_bytes"],
-        "documents": len(lines), "resamples": resamples, "seed": seed,
+        "binary_bytes_model": model["binary_bytes"],
+        "binary_bytes_baseline": baseline["binary_bytes"],
+        "documents": len(lines),
+        "resamples": resamples,
+        "seed": seed,
     }
 
 
@@ -193,7 +203,8 @@ def write_comparison(models, splits, documents, table_path, resamples, seed, tsv
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [
         compare(pair, split, documents, figures, resamples, seed)
-        for pair in model_pairs(models) + neural_pairs(models, neural or {}) for split in splits
+        for pair in model_pairs(models) + neural_pairs(models, neural or {})
+        for split in splits
     ]
     with atomic_open(tsv_path, newline="") as out:
         out.write("\t".join(COLUMNS) + "\n")
@@ -206,8 +217,12 @@ def write_comparison(models, splits, documents, table_path, resamples, seed, tsv
 def comparison_markdown(rows, resamples, seed):
     table = [
         [
-            row["split"], row["model"], row["baseline"], row["differs_in"],
-            f"{float(row['perplexity_model']):.2f}", f"{float(row['perplexity_baseline']):.2f}",
+            row["split"],
+            row["model"],
+            row["baseline"],
+            row["differs_in"],
+            f"{float(row['perplexity_model']):.2f}",
+            f"{float(row['perplexity_baseline']):.2f}",
             f"{100 * float(row['oov_rate_model']):.2f}% / {100 * float(row['oov_rate_baseline']):.2f}%",
             f"{float(row['ratio']):.4f}",
             f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}]" if row["ratio_ci_low"] else "—",
@@ -215,14 +230,29 @@ def comparison_markdown(rows, resamples, seed):
         ]
         for row in rows
     ]
-    note = "\n".join([
-        f"Definitions ({resamples:,} resamples, seed {seed}; every figure is in `comparison.tsv`):", "",
-        *(f"- `{name}`: {text}." for name, text in DEFINITIONS.items()),
-    ])
+    note = "\n".join(
+        [
+            f"Definitions ({resamples:,} resamples, seed {seed}; every figure is in `comparison.tsv`):",
+            "",
+            *(f"- `{name}`: {text}." for name, text in DEFINITIONS.items()),
+        ]
+    )
     if not rows:
         note = "No two models of the config differ in one setting (order, train_fraction, prune or family).\n\n" + note
     return markdown_table(
         "Which differences are real",
-        ["Split", "Model", "Baseline", "Differs in", "PPL:", "Baseline PPL:", "OOV rates:", "Ratio:", f"{CONFIDENCE:.0%} CI:", "Real"],
-        table, note,
+        [
+            "Split",
+            "Model",
+            "Baseline",
+            "Differs in",
+            "PPL:",
+            "Baseline PPL:",
+            "OOV rates:",
+            "Ratio:",
+            f"{CONFIDENCE:.0%} CI:",
+            "Real",
+        ],
+        table,
+        note,
     )

@@ -38,10 +38,14 @@ DEFINITIONS = {
 COST_COLUMNS = list(DEFINITIONS)
 # What each headline of the Markdown table shows, from cost.tsv.
 SHOWN = [
-    ("lmplz (s)", "lmplz_seconds"), ("build_binary (s)", "build_binary_seconds"),
-    ("Train job (s)", "train_job_seconds"), ("Scoring (s)", "query_seconds"),
-    ("Train tokens/s", "train_tokens_per_second"), ("Scored tokens/s", "eval_tokens_per_second"),
-    ("Peak RSS (MB)", "peak_rss_mb"), ("Train job reserved (MB)", "train_reserved_mb"),
+    ("lmplz (s)", "lmplz_seconds"),
+    ("build_binary (s)", "build_binary_seconds"),
+    ("Train job (s)", "train_job_seconds"),
+    ("Scoring (s)", "query_seconds"),
+    ("Train tokens/s", "train_tokens_per_second"),
+    ("Scored tokens/s", "eval_tokens_per_second"),
+    ("Peak RSS (MB)", "peak_rss_mb"),
+    ("Train job reserved (MB)", "train_reserved_mb"),
     ("Model file (MB)", "binary_bytes"),
 ]
 
@@ -76,31 +80,35 @@ def cost_frame(models, files, neural=None):
         with open(files[name]["counts"]) as handle:
             training = json.load(handle)["training_text"]
         query_seconds = sum(q["s"] for q in queries)
-        rows.append({
-            "family": "ngram",
-            "order": options["order"],
-            "train_fraction": options["train_fraction"],
-            "train_tokens": training["tokens"],
-            "lmplz_seconds": usage["lmplz"]["seconds"],
-            "lmplz_cpu_seconds": usage["lmplz"]["cpu_seconds"],
-            "build_binary_seconds": usage["build_binary"]["seconds"],
-            "build_binary_cpu_seconds": usage["build_binary"]["cpu_seconds"],
-            "train_job_seconds": job["s"],
-            "query_seconds": query_seconds,
-            "train_tokens_per_second": training["tokens"] / job["s"] if job["s"] else None,
-            "eval_tokens_per_second": scored_tokens(files[name]["metrics"]) / query_seconds if query_seconds else None,
-            # The job's whole process tree, lmplz and build_binary at once.
-            "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
-            # What the train job reserved (usage records from before it was kept have none),
-            # against what each of its tools held at its peak.
-            "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
-            "lmplz_peak_rss_mb": usage["lmplz"]["peak_rss_mb"],
-            "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
-            "binary_bytes": Path(files[name]["binary"]).stat().st_size,
-            "prune": prune_label(options["prune"]),
-            "discount_fallback": flag_label(options["discount_fallback"]),
-            "model": name,
-        })
+        rows.append(
+            {
+                "family": "ngram",
+                "order": options["order"],
+                "train_fraction": options["train_fraction"],
+                "train_tokens": training["tokens"],
+                "lmplz_seconds": usage["lmplz"]["seconds"],
+                "lmplz_cpu_seconds": usage["lmplz"]["cpu_seconds"],
+                "build_binary_seconds": usage["build_binary"]["seconds"],
+                "build_binary_cpu_seconds": usage["build_binary"]["cpu_seconds"],
+                "train_job_seconds": job["s"],
+                "query_seconds": query_seconds,
+                "train_tokens_per_second": training["tokens"] / job["s"] if job["s"] else None,
+                "eval_tokens_per_second": scored_tokens(files[name]["metrics"]) / query_seconds
+                if query_seconds
+                else None,
+                # The job's whole process tree, lmplz and build_binary at once.
+                "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
+                # What the train job reserved (usage records from before it was kept have none),
+                # against what each of its tools held at its peak.
+                "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
+                "lmplz_peak_rss_mb": usage["lmplz"]["peak_rss_mb"],
+                "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
+                "binary_bytes": Path(files[name]["binary"]).stat().st_size,
+                "prune": prune_label(options["prune"]),
+                "discount_fallback": flag_label(options["discount_fallback"]),
+                "model": name,
+            }
+        )
     for name, paths in sorted((neural or {}).items()):
         job = read_benchmark(paths["train"]) if paths["train"] else None
         record = None
@@ -109,19 +117,21 @@ def cost_frame(models, files, neural=None):
                 record = json.load(handle)
         scores = [read_benchmark(path) for path in paths["score"]]
         score_seconds = sum(q["s"] for q in scores)
-        rows.append({
-            "family": "neural",
-            "train_fraction": paths.get("train_fraction"),
-            "train_tokens": record["training_text"]["tokens"] if record else None,
-            "train_job_seconds": job["s"] if job else None,
-            "query_seconds": score_seconds,
-            # Subword tokens through the optimizer per second of training.
-            "train_tokens_per_second": record["train_tokens_per_second"] if record else None,
-            "eval_tokens_per_second": scored_tokens(paths["metrics"]) / score_seconds if score_seconds else None,
-            "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
-            "binary_bytes": weights_bytes(paths["folder"]),
-            "model": name,
-        })
+        rows.append(
+            {
+                "family": "neural",
+                "train_fraction": paths.get("train_fraction"),
+                "train_tokens": record["training_text"]["tokens"] if record else None,
+                "train_job_seconds": job["s"] if job else None,
+                "query_seconds": score_seconds,
+                # Subword tokens through the optimizer per second of training.
+                "train_tokens_per_second": record["train_tokens_per_second"] if record else None,
+                "eval_tokens_per_second": scored_tokens(paths["metrics"]) / score_seconds if score_seconds else None,
+                "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
+                "binary_bytes": weights_bytes(paths["folder"]),
+                "model": name,
+            }
+        )
     frame = pd.DataFrame(rows, columns=COST_COLUMNS).astype({"order": "Int64", "train_tokens": "Int64"})
     frame["neural"] = frame["family"] == "neural"
     frame = frame.sort_values(["neural", "order", "model"], na_position="last").drop(columns="neural")
@@ -134,11 +144,16 @@ def cost_markdown(frame, splits):
 
     rows = [
         [
-            row["model"], seconds(row["lmplz_seconds"]), seconds(row["build_binary_seconds"]),
-            seconds(row["train_job_seconds"]), seconds(row["query_seconds"]),
+            row["model"],
+            seconds(row["lmplz_seconds"]),
+            seconds(row["build_binary_seconds"]),
+            seconds(row["train_job_seconds"]),
+            seconds(row["query_seconds"]),
             known(row["train_tokens_per_second"], lambda v: f"{v:,.0f}"),
-            known(row["eval_tokens_per_second"], lambda v: f"{v:,.0f}"), f"{row['peak_rss_mb']:.0f}",
-            known(row["train_reserved_mb"], lambda v: f"{v:,.0f}"), f"{row['binary_bytes'] / 2**20:.1f}",
+            known(row["eval_tokens_per_second"], lambda v: f"{v:,.0f}"),
+            f"{row['peak_rss_mb']:.0f}",
+            known(row["train_reserved_mb"], lambda v: f"{v:,.0f}"),
+            f"{row['binary_bytes'] / 2**20:.1f}",
         ]
         for _, row in frame.iterrows()
     ]
@@ -146,10 +161,13 @@ def cost_markdown(frame, splits):
         f"Cost per model (scoring time summed over {', '.join(splits)})",
         ["Model", *(f"{headline}:" for headline, _ in SHOWN)],
         rows,
-        "\n".join([
-            "Definitions (every figure is in `cost.tsv`; timings vary from run to run):", "",
-            *definition_lines(SHOWN, DEFINITIONS.get),
-        ]),
+        "\n".join(
+            [
+                "Definitions (every figure is in `cost.tsv`; timings vary from run to run):",
+                "",
+                *definition_lines(SHOWN, DEFINITIONS.get),
+            ]
+        ),
     )
 
 

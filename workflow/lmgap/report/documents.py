@@ -47,9 +47,7 @@ def read_documents(path, years_path):
     with open(years_path) as handle:
         years = handle.read().split("\n")[1:-1]
     if years and len(years) != len(frame):
-        raise LmgapError(
-            f"{years_path} has {len(years)} rows but {path} has {len(frame)}; delete both and rerun"
-        )
+        raise LmgapError(f"{years_path} has {len(years)} rows but {path} has {len(frame)}; delete both and rerun")
     frame["year"] = [float(y) if y else math.nan for y in years] if years else math.nan
     return frame
 
@@ -73,10 +71,17 @@ def decade_frame(documents):
                 "log10_prob": math.fsum(group["log10_prob"]),
                 "log10_prob_oov": math.fsum(group["log10_prob_oov"]),
             }
-            rows.append({
-                "model": model, "split": split, "decade": decade, "documents": len(group),
-                **kenlm_perplexities(sums), "tokens": sums["tokens"], "oovs": sums["oovs"],
-            })
+            rows.append(
+                {
+                    "model": model,
+                    "split": split,
+                    "decade": decade,
+                    "documents": len(group),
+                    **kenlm_perplexities(sums),
+                    "tokens": sums["tokens"],
+                    "oovs": sums["oovs"],
+                }
+            )
     return pd.DataFrame(rows, columns=list(DECADE_DEFINITIONS))
 
 
@@ -100,12 +105,20 @@ def hardest_frame(documents, texts, count=HARDEST):
         top = top.head(count)
         text = excerpts(texts[split], top["line"].tolist())
         for rank, doc in enumerate(top.itertuples(index=False), start=1):
-            rows.append({
-                "model": model, "split": split, "rank": rank, "line": doc.line,
-                "year": "" if math.isnan(doc.year) else repr(doc.year), "tokens": doc.tokens,
-                "oovs": doc.oovs, "perplexity_including_oovs": doc.perplexity_including_oovs,
-                "perplexity_excluding_oovs": doc.perplexity_excluding_oovs, "excerpt": text[doc.line],
-            })
+            rows.append(
+                {
+                    "model": model,
+                    "split": split,
+                    "rank": rank,
+                    "line": doc.line,
+                    "year": "" if math.isnan(doc.year) else repr(doc.year),
+                    "tokens": doc.tokens,
+                    "oovs": doc.oovs,
+                    "perplexity_including_oovs": doc.perplexity_including_oovs,
+                    "perplexity_excluding_oovs": doc.perplexity_excluding_oovs,
+                    "excerpt": text[doc.line],
+                }
+            )
     return pd.DataFrame(rows, columns=list(HARDEST_DEFINITIONS))
 
 
@@ -118,12 +131,20 @@ def _write_tsv(frame, path):
 
 
 DECADES_SHOWN = [
-    ("Decade", "decade"), ("Documents", "documents"), ("Tokens", "tokens"),
-    ("PPL incl. OOVs", "perplexity_including_oovs"), ("PPL excl. OOVs", "perplexity_excluding_oovs"),
+    ("Decade", "decade"),
+    ("Documents", "documents"),
+    ("Tokens", "tokens"),
+    ("PPL incl. OOVs", "perplexity_including_oovs"),
+    ("PPL excl. OOVs", "perplexity_excluding_oovs"),
 ]
 HARDEST_SHOWN = [
-    ("Rank", "rank"), ("Line", "line"), ("Year", "year"), ("Tokens", "tokens"), ("OOVs", "oovs"),
-    ("PPL incl. OOVs", "perplexity_including_oovs"), ("Beginning", "excerpt"),
+    ("Rank", "rank"),
+    ("Line", "line"),
+    ("Year", "year"),
+    ("Tokens", "tokens"),
+    ("OOVs", "oovs"),
+    ("PPL incl. OOVs", "perplexity_including_oovs"),
+    ("Beginning", "excerpt"),
 ]
 
 
@@ -135,8 +156,13 @@ def decade_markdown(frame):
         )
     rows = [
         [
-            row.model, row.split, row.decade, row.documents, row.tokens,
-            f"{row.perplexity_including_oovs:.2f}", f"{row.perplexity_excluding_oovs:.2f}",
+            row.model,
+            row.split,
+            row.decade,
+            row.documents,
+            row.tokens,
+            f"{row.perplexity_including_oovs:.2f}",
+            f"{row.perplexity_excluding_oovs:.2f}",
         ]
         for row in frame.itertuples(index=False)
     ]
@@ -144,16 +170,28 @@ def decade_markdown(frame):
         "Perplexity by decade of publication",
         ["Model", "Split", "Decade", "Documents:", "Tokens:", "PPL incl. OOVs:", "PPL excl. OOVs:"],
         rows,
-        "\n".join(["Definitions (every figure is in `decades.tsv`):", "",
-                   *definition_lines(DECADES_SHOWN, DECADE_DEFINITIONS.get)]),
+        "\n".join(
+            [
+                "Definitions (every figure is in `decades.tsv`):",
+                "",
+                *definition_lines(DECADES_SHOWN, DECADE_DEFINITIONS.get),
+            ]
+        ),
     )
 
 
 def hardest_markdown(frame):
     rows = [
         [
-            row.model, row.split, row.rank, row.line, row.year[:4] if row.year else "", row.tokens,
-            row.oovs, f"{row.perplexity_including_oovs:.2f}", row.excerpt,
+            row.model,
+            row.split,
+            row.rank,
+            row.line,
+            row.year[:4] if row.year else "",
+            row.tokens,
+            row.oovs,
+            f"{row.perplexity_including_oovs:.2f}",
+            row.excerpt,
         ]
         for row in frame.itertuples(index=False)
     ]
@@ -161,8 +199,13 @@ def hardest_markdown(frame):
         "Documents each model finds hardest (highest perplexity incl. OOVs)",
         ["Model", "Split", "Rank:", "Line:", "Year", "Tokens:", "OOVs:", "PPL incl. OOVs:", "Beginning"],
         rows,
-        "\n".join(["Definitions (every figure is in `hardest.tsv`):", "",
-                   *definition_lines(HARDEST_SHOWN, HARDEST_DEFINITIONS.get)]),
+        "\n".join(
+            [
+                "Definitions (every figure is in `hardest.tsv`):",
+                "",
+                *definition_lines(HARDEST_SHOWN, HARDEST_DEFINITIONS.get),
+            ]
+        ),
     )
 
 

@@ -23,16 +23,13 @@ DEFINITIONS = {
     "order": "the model's n-gram order (empty for the other families)",
     "context": "the context the prediction reads: `both` (the submission in `results/gap/both/`), "
     "`left` (the ablation) or `none`",
-    "perplexity_hashed": "GEval's PerplexityHashed, the challenge's ranking (lower is better): "
-    "exp(`log_loss_hashed`)",
+    "perplexity_hashed": "GEval's PerplexityHashed, the challenge's ranking (lower is better): exp(`log_loss_hashed`)",
     "likelihood_hashed": "GEval's LikelihoodHashed, exp(-`log_loss_hashed`): the geometric mean "
     "probability of the gap words' buckets",
     "log_loss_hashed": f"GEval's LogLossHashed, the mean negative natural log of the probability of "
-    f"each gap word's bucket among {2 ** DEFAULT_BITS:,} hash buckets",
-    "top1_accuracy": "the top-1 accuracy: the share of gaps whose word is the first listed word "
-    "(unhashed)",
-    "top10_accuracy": "the top-10 accuracy: the share of gaps whose word is among the first ten "
-    "listed (unhashed)",
+    f"each gap word's bucket among {2**DEFAULT_BITS:,} hash buckets",
+    "top1_accuracy": "the top-1 accuracy: the share of gaps whose word is the first listed word (unhashed)",
+    "top10_accuracy": "the top-10 accuracy: the share of gaps whose word is among the first ten listed (unhashed)",
     "candidates_per_gap": "the candidates scored per gap, on average (a masked model: its whole-word "
     "tokens; the blend: the words it lists)",
     "candidate_recall": "the candidate recall: the share of gaps whose word was among the candidates "
@@ -50,10 +47,15 @@ COLUMNS = list(DEFINITIONS)
 CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
 FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "blend": 3}
 SHOWN = [
-    ("PerplexityHashed", "perplexity_hashed"), ("LikelihoodHashed", "likelihood_hashed"),
-    ("LogLossHashed", "log_loss_hashed"), ("Top-1", "top1_accuracy"), ("Top-10", "top10_accuracy"),
-    ("Candidates/gap", "candidates_per_gap"), ("Word among candidates", "candidate_recall"),
-    ("p0 (mean)", "p0_mean"), ("Time (s)", "seconds"),
+    ("PerplexityHashed", "perplexity_hashed"),
+    ("LikelihoodHashed", "likelihood_hashed"),
+    ("LogLossHashed", "log_loss_hashed"),
+    ("Top-1", "top1_accuracy"),
+    ("Top-10", "top10_accuracy"),
+    ("Candidates/gap", "candidates_per_gap"),
+    ("Word among candidates", "candidate_recall"),
+    ("p0 (mean)", "p0_mean"),
+    ("Time (s)", "seconds"),
 ]
 
 
@@ -90,13 +92,22 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
     names = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
     return {
-        "split": split, "model": system["model"], "family": system["family"], "order": system["order"],
+        "split": split,
+        "model": system["model"],
+        "family": system["family"],
+        "order": system["order"],
         "context": system["context"],
-        "log_loss_hashed": metrics[names[0]], "likelihood_hashed": metrics[names[1]],
-        "perplexity_hashed": metrics[names[2]], "top1_accuracy": metrics["Accuracy"],
-        "top10_accuracy": metrics["Top10Accuracy"], "candidates_per_gap": stats["candidates_per_gap"],
-        "candidate_recall": evaluated["candidate_recall"], "listed_per_gap": stats["listed_per_gap"],
-        "p0_mean": stats["p0_mean"], "p0_method": p0_method, "seconds": seconds,
+        "log_loss_hashed": metrics[names[0]],
+        "likelihood_hashed": metrics[names[1]],
+        "perplexity_hashed": metrics[names[2]],
+        "top1_accuracy": metrics["Accuracy"],
+        "top10_accuracy": metrics["Top10Accuracy"],
+        "candidates_per_gap": stats["candidates_per_gap"],
+        "candidate_recall": evaluated["candidate_recall"],
+        "listed_per_gap": stats["listed_per_gap"],
+        "p0_mean": stats["p0_mean"],
+        "p0_method": p0_method,
+        "seconds": seconds,
     }
 
 
@@ -118,25 +129,50 @@ def gap_markdown(frame, top_k, blends=()):
         methods.setdefault(row.p0_method, {})[name] = None
     rows = [
         [
-            row.split, row.model, row.family, row.context, f"{row.perplexity_hashed:.2f}", f"{row.likelihood_hashed:.4f}",
-            f"{row.log_loss_hashed:.4f}", f"{100 * row.top1_accuracy:.1f}%", f"{100 * row.top10_accuracy:.1f}%",
-            f"{row.candidates_per_gap:,.0f}", f"{100 * row.candidate_recall:.1f}%", f"{row.p0_mean:.3f}",
+            row.split,
+            row.model,
+            row.family,
+            row.context,
+            f"{row.perplexity_hashed:.2f}",
+            f"{row.likelihood_hashed:.4f}",
+            f"{row.log_loss_hashed:.4f}",
+            f"{100 * row.top1_accuracy:.1f}%",
+            f"{100 * row.top10_accuracy:.1f}%",
+            f"{row.candidates_per_gap:,.0f}",
+            f"{100 * row.candidate_recall:.1f}%",
+            f"{row.p0_mean:.3f}",
             "" if math.isnan(row.seconds) else f"{row.seconds:.1f}",
         ]
         for row in frame.itertuples(index=False)
     ]
     return markdown_table(
-        f"Word-gap prediction, scored as GEval scores the challenge ({2 ** DEFAULT_BITS:,} hash buckets)",
-        ["Split", "Model", "Family", "Context", "PerplexityHashed:", "LikelihoodHashed:", "LogLossHashed:", "Top-1:",
-         "Top-10:", "Candidates/gap:", "Word among candidates:", "p0 (mean):", "Time (s):"],
+        f"Word-gap prediction, scored as GEval scores the challenge ({2**DEFAULT_BITS:,} hash buckets)",
+        [
+            "Split",
+            "Model",
+            "Family",
+            "Context",
+            "PerplexityHashed:",
+            "LikelihoodHashed:",
+            "LogLossHashed:",
+            "Top-1:",
+            "Top-10:",
+            "Candidates/gap:",
+            "Word among candidates:",
+            "p0 (mean):",
+            "Time (s):",
+        ],
         rows,
-        "\n".join([
-            f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its "
-            "members list; every figure is in `gap.tsv`):", "",
-            *definition_lines([("Family", "family"), ("Context", "context"), *SHOWN], DEFINITIONS.get),
-            *(f"- p0 of {', '.join(names)}: {method}." for method, names in methods.items()),
-            *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
-        ]),
+        "\n".join(
+            [
+                f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its "
+                "members list; every figure is in `gap.tsv`):",
+                "",
+                *definition_lines([("Family", "family"), ("Context", "context"), *SHOWN], DEFINITIONS.get),
+                *(f"- p0 of {', '.join(names)}: {method}." for method, names in methods.items()),
+                *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
+            ]
+        ),
     )
 
 
@@ -155,13 +191,17 @@ def write_gap_tables(rows, top_k, tsv_path, md_path, blends=()):
 def p0_method(system, coverage, base):
     """How a system's rest mass was set; coverage: the split's candidate coverage table."""
     return {
-        "ngram": describe(coverage), "baseline": UNIGRAM_METHOD, "blend": BLEND_METHOD,
-        "causal": rescored_method(base), "masked": MASKED_METHOD,
+        "ngram": describe(coverage),
+        "baseline": UNIGRAM_METHOD,
+        "blend": BLEND_METHOD,
+        "causal": rescored_method(base),
+        "masked": MASKED_METHOD,
     }[system.get("kind") or system["family"]]
 
 
-def write_model_tables(systems, splits, metrics, stats, timed, seconds, coverage, weights, base, top_k, tsv_path,
-                       md_path):
+def write_model_tables(
+    systems, splits, metrics, stats, timed, seconds, coverage, weights, base, top_k, tsv_path, md_path
+):
     """The table from the files of rules gap_evaluate, the predicting rules, their benchmarks,
     gap_candidates and gap_blend. systems: {system: {"model", "family", "order", "context", and
     "kind" for a masked model}}; metrics and stats in the order systems x splits; timed: the
@@ -172,8 +212,14 @@ def write_model_tables(systems, splits, metrics, stats, timed, seconds, coverage
     for index, (metrics_path, stats_path) in enumerate(zip(metrics, stats)):
         name, split = list(systems)[index // len(splits)], splits[index % len(splits)]
         system = systems[name]
-        rows.append(gap_row(
-            split, system, metrics_path, stats_path, p0_method(system, tables[split], base),
-            times.get((name, split), math.nan),
-        ))
+        rows.append(
+            gap_row(
+                split,
+                system,
+                metrics_path,
+                stats_path,
+                p0_method(system, tables[split], base),
+                times.get((name, split), math.nan),
+            )
+        )
     write_gap_tables(rows, top_k, tsv_path, md_path, [(split, _read(path)) for split, path in zip(splits, weights)])

@@ -15,10 +15,23 @@ from .markdown import definition_lines, known, markdown_table
 OPTIONS = ["prune", "discount_fallback"]
 # Figure columns of perplexity.tsv, in order; hit ratios and n-gram counts follow per order.
 FIGURES = [
-    "perplexity_including_oovs", "perplexity_excluding_oovs", "oovs", "tokens", "sentences",
-    "words", "oov_rate", "cross_entropy_bits_incl", "cross_entropy_bits_excl",
-    "log10_likelihood_incl", "log10_likelihood_excl", "ln_likelihood_incl", "ln_likelihood_excl",
-    "likelihood_incl", "likelihood_excl", "srilm_ppl", "srilm_ppl1",
+    "perplexity_including_oovs",
+    "perplexity_excluding_oovs",
+    "oovs",
+    "tokens",
+    "sentences",
+    "words",
+    "oov_rate",
+    "cross_entropy_bits_incl",
+    "cross_entropy_bits_excl",
+    "log10_likelihood_incl",
+    "log10_likelihood_excl",
+    "ln_likelihood_incl",
+    "ln_likelihood_excl",
+    "likelihood_incl",
+    "likelihood_excl",
+    "srilm_ppl",
+    "srilm_ppl1",
 ]
 INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total", "train_tokens", "parameters"}
 
@@ -44,12 +57,10 @@ DEFINITIONS = {
     "tokens": "the predicted tokens: the words of every line and one `</s>` per line, never `<s>`",
     "sentences": "the split's sentences: its lines (documents)",
     "words": "the split's words: tokens less one `</s>` per line",
-    "oov_rate": "the OOV rate, `oovs / tokens` (One Billion Word benchmark convention: `</s>` counted, "
-    "`<s>` never)",
+    "oov_rate": "the OOV rate, `oovs / tokens` (One Billion Word benchmark convention: `</s>` counted, `<s>` never)",
     "cross_entropy_bits_incl": "the cross-entropy in bits per token, -log2 P / tokens (log2 of the "
     "perplexity), OOVs included",
-    "cross_entropy_bits_excl": "the cross-entropy in bits per token with OOVs excluded from log2 P and "
-    "from the count",
+    "cross_entropy_bits_excl": "the cross-entropy in bits per token with OOVs excluded from log2 P and from the count",
     "log10_likelihood_incl": "the log10 likelihood of the whole split, log10 P, OOVs included",
     "log10_likelihood_excl": "the log10 likelihood of the whole split with OOV tokens excluded",
     "ln_likelihood_incl": "the natural-log likelihood of the whole split, ln P, OOVs included",
@@ -76,9 +87,15 @@ DEFINITIONS = {
 }
 # What each headline of the Markdown table shows, from perplexity.tsv.
 SHOWN = [
-    ("Train tokens", "train_tokens"), ("PPL incl. OOVs", "perplexity_including_oovs"), ("PPL excl. OOVs", "perplexity_excluding_oovs"),
-    ("OOV rate", "oov_rate"), ("Bits/token", "cross_entropy_bits_incl"), ("SRILM ppl1", "srilm_ppl1"),
-    ("Full-order hits", "hit_ratio_k"), ("n-grams", "ngrams_total"), ("Model file (MB)", "binary_bytes"),
+    ("Train tokens", "train_tokens"),
+    ("PPL incl. OOVs", "perplexity_including_oovs"),
+    ("PPL excl. OOVs", "perplexity_excluding_oovs"),
+    ("OOV rate", "oov_rate"),
+    ("Bits/token", "cross_entropy_bits_incl"),
+    ("SRILM ppl1", "srilm_ppl1"),
+    ("Full-order hits", "hit_ratio_k"),
+    ("n-grams", "ngrams_total"),
+    ("Model file (MB)", "binary_bytes"),
 ]
 
 
@@ -90,8 +107,10 @@ def meaning(column):
 def definitions_markdown(extra_options=""):
     lines = ["Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):", ""]
     lines += definition_lines(SHOWN, meaning)
-    lines.append(f"- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
-                 f"`lmplz --skip_symbols`{extra_options}.")
+    lines.append(
+        f"- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
+        f"`lmplz --skip_symbols`{extra_options}."
+    )
     return "\n".join(lines)
 
 
@@ -156,19 +175,33 @@ def load_metrics(metric_paths, model_files):
         else:
             own = ngram_columns(record, files)
             max_order = max(max_order, record["order"])
-        rows.append({
-            **own,
-            "split": record["split"],
-            **split_figures(record["sums"]),
-            "log10_prob": record["sums"]["log10_prob"],
-            "log10_prob_oov": record["sums"]["log10_prob_oov"],
-            "model": record["model"],
-        })
+        rows.append(
+            {
+                **own,
+                "split": record["split"],
+                **split_figures(record["sums"]),
+                "log10_prob": record["sums"]["log10_prob"],
+                "log10_prob_oov": record["sums"]["log10_prob_oov"],
+                "model": record["model"],
+            }
+        )
     orders = range(1, max_order + 1)
     columns = [
-        "family", "order", "train_fraction", "train_tokens", "split", *FIGURES, *(f"hit_ratio_{k}" for k in orders),
-        *(f"ngrams_{k}" for k in orders), "ngrams_total", "binary_bytes", "parameters", "log10_prob",
-        "log10_prob_oov", *OPTIONS, "model",
+        "family",
+        "order",
+        "train_fraction",
+        "train_tokens",
+        "split",
+        *FIGURES,
+        *(f"hit_ratio_{k}" for k in orders),
+        *(f"ngrams_{k}" for k in orders),
+        "ngrams_total",
+        "binary_bytes",
+        "parameters",
+        "log10_prob",
+        "log10_prob_oov",
+        *OPTIONS,
+        "model",
     ]
     return sort_models(pd.DataFrame(rows, columns=columns))
 
@@ -182,7 +215,8 @@ def sort_models(frame):
     key.loc[neural, ["pruned", "prune", "discount_fallback", "train_fraction"]] = [False, "", False, 0.0]
     order = key.sort_values(
         ["neural", "order", "pruned", "prune", "discount_fallback", "train_fraction", "split", "model"],
-        kind="stable", na_position="last",
+        kind="stable",
+        na_position="last",
     ).index
     return frame.loc[order].reset_index(drop=True)
 
@@ -239,8 +273,12 @@ def markdown(frame, fallbacks=None):
     for split in splits:
         prefix = f"{split} " if len(splits) > 1 else ""
         header += [
-            f"{prefix}PPL incl. OOVs:", f"{prefix}PPL excl. OOVs:", f"{prefix}OOV rate:",
-            f"{prefix}Bits/token:", f"{prefix}SRILM ppl1:", f"{prefix}Full-order hits:",
+            f"{prefix}PPL incl. OOVs:",
+            f"{prefix}PPL excl. OOVs:",
+            f"{prefix}OOV rate:",
+            f"{prefix}Bits/token:",
+            f"{prefix}SRILM ppl1:",
+            f"{prefix}Full-order hits:",
         ]
     header += ["n-grams:", "Model file (MB):"]
     rows = []

@@ -69,8 +69,13 @@ def perplexity_by_order(frame, path):
     figure, axes = plt.subplots(figsize=(6, 4))
     for row in neural_rows(frame).sort_values(["split", "model"]).itertuples(index=False):
         axes.axhline(row.perplexity_including_oovs, linestyle=":", color="black", alpha=0.6)
-        axes.annotate(f"{row.model} (neural), {row.split}", (0.01, row.perplexity_including_oovs),
-                      xycoords=("axes fraction", "data"), fontsize=6, va="bottom")
+        axes.annotate(
+            f"{row.model} (neural), {row.split}",
+            (0.01, row.perplexity_including_oovs),
+            xycoords=("axes fraction", "data"),
+            fontsize=6,
+            va="bottom",
+        )
     frame = ngram_rows(frame)
     for split, by_split in frame.groupby("split", sort=True):
         for (prune, fallback, fraction), group in _variants(by_split):
@@ -96,8 +101,13 @@ def learning_curve(frame, path):
             axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "o-", label=label)
     trained = neural_rows(frame).dropna(subset=["train_tokens"])
     for (model, split), group in trained.groupby(["model", "split"], sort=True):
-        axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "*", markersize=10,
-                  label=f"{model} (neural), {split}")
+        axes.plot(
+            group["train_tokens"],
+            group["perplexity_including_oovs"],
+            "*",
+            markersize=10,
+            label=f"{model} (neural), {split}",
+        )
     return _perplexity_against_log(figure, axes, "training tokens (train_fraction of the training split)", path)
 
 
@@ -115,7 +125,9 @@ def perplexity_by_size(frame, path):
             if group.empty:
                 continue
             axes.scatter(
-                group["binary_bytes"] / 2**20, group["perplexity_including_oovs"], marker=marker,
+                group["binary_bytes"] / 2**20,
+                group["perplexity_including_oovs"],
+                marker=marker,
                 label=f"{kind}, {split}",
             )
             for row in group.itertuples(index=False):
@@ -174,8 +186,12 @@ def perplexity_by_decade(decades, path):
     else:
         for (model, split), group in known.groupby(["model", "split"], sort=True):
             group = group.sort_values("decade")
-            axes.plot([int(d[:-1]) for d in group["decade"]], group["perplexity_including_oovs"], "o-",
-                      label=f"{model} on {split}")
+            axes.plot(
+                [int(d[:-1]) for d in group["decade"]],
+                group["perplexity_including_oovs"],
+                "o-",
+                label=f"{model} on {split}",
+            )
         axes.set_xlabel("decade of publication")
         axes.set_ylabel("perplexity incl. OOVs")
         axes.legend(fontsize="small")
@@ -187,14 +203,19 @@ def training_loss(losses, path):
     """losses: {model: its loss.tsv as a frame}; the loss of every step, and a running mean."""
     figure, axes = plt.subplots(figsize=(6, 4))
     if not losses:
-        axes.text(0.5, 0.5, "no neural model trained by the pipeline (neural: in config.yaml)",
-                  ha="center", va="center")
+        axes.text(
+            0.5, 0.5, "no neural model trained by the pipeline (neural: in config.yaml)", ha="center", va="center"
+        )
         axes.set_axis_off()
     for model, loss in sorted(losses.items()):
-        line, = axes.plot(loss["step"], loss["loss_nats"], alpha=0.3, linewidth=0.8)
+        (line,) = axes.plot(loss["step"], loss["loss_nats"], alpha=0.3, linewidth=0.8)
         window = max(1, len(loss) // 50)
-        axes.plot(loss["step"], loss["loss_nats"].rolling(window, min_periods=1).mean(), color=line.get_color(),
-                  label=f"{model} (mean of {window} steps)")
+        axes.plot(
+            loss["step"],
+            loss["loss_nats"].rolling(window, min_periods=1).mean(),
+            color=line.get_color(),
+            label=f"{model} (mean of {window} steps)",
+        )
     if losses:
         axes.set_xlabel("optimizer step")
         axes.set_ylabel("training loss (nats per subword token)")
