@@ -58,7 +58,7 @@ run: setup
 KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
 test: setup-neural
-	$(VENV)/bin/snakemake --cores 2 --quiet $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
+	$(VENV)/bin/snakemake --cores 2 $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
 	$(VENV)/bin/pytest
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one
