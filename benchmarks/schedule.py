@@ -12,53 +12,28 @@ before it lack, is switched off where the commit knows it, so that every run doe
 import argparse
 import csv
 import json
-import re
 import shutil
 import time
-from datetime import datetime
 from pathlib import Path
 
 from compare import SNAKEMAKE, kenlm_tools, machine, measured, worktree
 from generate_corpus import generate
 
-STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
 
-
-def train_events(log_text):
-    """[(event, model, mem_mb, seconds)] of the train jobs in the order Snakemake printed them:
-    event "start" or "end", seconds from the log's first time stamp (None before any)."""
-    events, jobs, first, now, current = [], {}, None, None, None
-    for line in log_text.splitlines():
-        line = line.strip()
-        if match := STAMP.match(line):
-            now = datetime.strptime(match.group(1), "%a %b %d %H:%M:%S %Y").timestamp()
-            first = now if first is None else first
-        elif line in ("rule train:", "localrule train:"):
-            current = {}
-        elif current is not None and line.startswith("jobid:"):
-            jobs[int(line.split()[1])] = current
-        elif current is not None and line.startswith("wildcards: model="):
-            current["model"] = line.split("=", 1)[1]
-        elif current is not None and line.startswith("resources:"):
-            current["mem_mb"] = int(re.search(r"\bmem_mb=(\d+)", line).group(1))
-            events.append(("start", current["model"], current["mem_mb"], _since(first, now)))
-            current = None
-        elif (match := re.match(r"Finished jobid: (\d+) \(Rule: train\)", line)) and int(match.group(1)) in jobs:
-            job = jobs[int(match.group(1))]
-            events.append(("end", job["model"], job["mem_mb"], _since(first, now)))
-    return events
-
-
-def _since(first, now):
-    return None if now is None else now - first
-
-
-def train_timeline(log_text):
-    """[{model, mem_mb, start, end}] of the train jobs, in the order they started."""
-    jobs = {}
-    for event, model, mem_mb, seconds in train_events(log_text):
-        jobs.setdefault(model, {"model": model, "mem_mb": mem_mb})[event] = seconds
-    return list(jobs.values())
+def train_timeline(run_dir):
+    """[{model, mem_mb, start, end}] of a run's train jobs in the order they started, from each
+    model's own record (usage.json): the memory its job reserved and when it ran, in seconds from
+    the first start (none for a commit whose train jobs kept no such record)."""
+    jobs = []
+    for path in sorted(Path(run_dir).glob("results/models/*/usage.json")):
+        usage = json.loads(path.read_text())
+        if "job" in usage:
+            jobs.append({"model": path.parent.name, "mem_mb": usage["memory"]["reserved_mb"], **usage["job"]})
+    first = min((job["started"] for job in jobs), default=0)
+    return [
+        {"model": job["model"], "mem_mb": job["mem_mb"], "start": job["started"] - first, "end": job["ended"] - first}
+        for job in sorted(jobs, key=lambda job: job["started"])
+    ]
 
 
 def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
@@ -90,7 +65,7 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         if table.exists():
             with open(table) as handle:
                 rows = list(csv.DictReader(handle, delimiter="\t"))
-        return {"commit": sha, "cost": cost, "train": train_timeline(log_text), "cost_table": rows}
+        return {"commit": sha, "cost": cost, "train": train_timeline(run_dir), "cost_table": rows}
 
 
 def main():

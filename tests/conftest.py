@@ -1,12 +1,15 @@
 """Shared helpers: run the real pipeline in a scratch folder, build KenLM once per session."""
 
+import ast
 import csv
 import fcntl
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -50,10 +53,31 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
     if config is not None:
         (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     cmd = [SNAKEMAKE, "--snakefile", str(Path(repo) / "Snakefile"), "--directory", str(workdir)]
+    since = time.time_ns()
     done = subprocess.run([*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
     if check and done.returncode:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
+    # The jobs it ran, by rule, and their logs (none for a dry run).
+    done.logs = logs_written_since(workdir, since)
+    done.jobs = dict(Counter(log.split("/")[0] for log in done.logs))
     return done
+
+
+def jobs_planned(workdir, config, *args, repo=REPO):
+    """{rule: count} of the jobs a run in workdir with config (written as its config.yaml, unless
+    None) and these options would run now, from Snakemake's --summary: one row per output, each
+    job's known by its log file (by its outputs' folder where it never ran: no log is known)."""
+    if config is not None:
+        (Path(workdir) / "config.yaml").write_text(yaml.safe_dump(config))
+    cmd = [SNAKEMAKE, "--snakefile", str(Path(repo) / "Snakefile"), "--directory", str(workdir), "--summary", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    rows = list(csv.DictReader(io.StringIO(done.stdout[done.stdout.index("output_file\t") :]), delimiter="\t"))
+    due = {
+        (row["rule"], row["log-file(s)"] if row["log-file(s)"] != "-" else os.path.dirname(row["output_file"]))
+        for row in rows
+        if row["plan"] != "no update"
+    }
+    return dict(Counter(rule for rule, _ in due))
 
 
 def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
@@ -63,37 +87,17 @@ def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
     return root
 
 
-def jobs_started(done):
-    """Every job a real (not dry) run started, from the job headers it printed: its rule, whether
-    it ran where Snakemake was started (on a cluster), the comment a SLURM executor gives its job
-    (rule and wildcard values) and the resources it asked for. After a checkpoint Snakemake drops
-    jobs its plan listed, so the plan is not the answer."""
-    jobs = []
-    for line in done.stderr.splitlines():
-        line = line.strip()
-        header = re.fullmatch(r"(local)?(?:rule|checkpoint) (\w+):", line)
-        if header:
-            rule = header.group(2)
-            jobs.append({"rule": rule, "local": bool(header.group(1)), "comment": f"rule_{rule}"})
-        elif jobs and line.startswith("wildcards: "):
-            values = [pair.split("=", 1)[1] for pair in line[len("wildcards: ") :].split(", ")]
-            jobs[-1]["comment"] += "_wildcards_" + "_".join(values).replace("/", "_")
-        elif jobs and line.startswith("resources: "):
-            jobs[-1].update(pair.split("=", 1) for pair in line[len("resources: ") :].split(", "))
-    return jobs
-
-
-def jobs_executed(done):
-    """{rule: count} of the jobs a real run started."""
-    return dict(Counter(job["rule"] for job in jobs_started(done)))
+def logs_written_since(workdir, since_ns):
+    """The logs (RULE/WILDCARDS.log, under logs/) of the jobs that ran in workdir since since_ns
+    (a time.time_ns()): the run's own record of them, as every job writes its log."""
+    logs = Path(workdir) / "logs"
+    written = [path for path in logs.rglob("*") if path.is_file() and path.stat().st_mtime_ns > since_ns]
+    return sorted(path.relative_to(logs).as_posix() for path in written)
 
 
 def jobs_logged_since(workdir, since_ns):
-    """{rule: count} of the jobs that ran in workdir since since_ns (a time.time_ns()), from the
-    run's own record of them: every job writes its log, logs/RULE/..., when it starts."""
-    logs = Path(workdir) / "logs"
-    written = [path for path in logs.rglob("*") if path.is_file() and path.stat().st_mtime_ns > since_ns]
-    return dict(Counter(path.relative_to(logs).parts[0] for path in written))
+    """{rule: count} of the jobs that ran in workdir since since_ns (see logs_written_since)."""
+    return dict(Counter(log.split("/")[0] for log in logs_written_since(workdir, since_ns)))
 
 
 def rule_blocks():
@@ -163,7 +167,8 @@ def demo_run(tmp_path_factory, kenlm_bin):
     root = tmp_path_factory.mktemp("demo")
     demo_corpus(root / "corpus")
     config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
-    run_pipeline(root / "work", config)
+    # Benchmark records with each job's resources (what it asked the scheduler for).
+    run_pipeline(root / "work", config, "--benchmark-extended")
     return root
 
 
@@ -211,3 +216,13 @@ def neural_run_copy(neural_run, tmp_path):
         return tmp_path / "run/work"
 
     return copy
+
+
+def benchmark_record(path):
+    """The one row of a job's benchmark file (--benchmark-extended adds the job's resources, read
+    here as the dict they are)."""
+    with open(path, newline="") as handle:
+        row = next(csv.DictReader(handle, delimiter="\t"))
+    if "resources" in row:
+        row["resources"] = ast.literal_eval(row["resources"])
+    return row

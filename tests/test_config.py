@@ -6,7 +6,7 @@ import os
 import pytest
 import yaml
 
-from conftest import REPO, demo_corpus, jobs_run, run_pipeline
+from conftest import REPO, demo_corpus, jobs_planned, run_pipeline
 from lmgap.configcheck import Origins, validate_config
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
@@ -106,8 +106,9 @@ def test_config_option_values_are_read_as_the_schema_types(tmp_path):
     assert config["neural"]["small"]["train"]["learning_rate"] == 0.01
     assert config["neural"]["small"]["train"]["layers"] == 2
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
-    done = run_pipeline(tmp_path / "work", {"corpus": {"source": str(corpus)}}, "--dry-run", "--config", "orders=[3,4]")
-    assert jobs_run(done)["train"] == 2
+    (tmp_path / "work").mkdir()
+    planned = jobs_planned(tmp_path / "work", {"corpus": {"source": str(corpus)}}, "--config", "orders=[3,4]")
+    assert planned["train"] == 2
 
 
 def test_snakemake_stops_before_any_job_naming_the_option(tmp_path):

@@ -12,7 +12,7 @@ import psutil
 import pytest
 import yaml
 
-from conftest import REPO, SNAKEMAKE, demo_corpus, jobs_run, jobs_started, run_pipeline
+from conftest import REPO, SNAKEMAKE, demo_corpus, jobs_planned, run_pipeline
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.errors import LmgapError
@@ -129,7 +129,7 @@ def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenl
         [str(kenlm_bin / "query"), str(model / "model.binary")], input="a b c\n", capture_output=True, text=True
     )
     assert scored.returncode == 0 and "Total:" in scored.stdout
-    assert jobs_run(run_pipeline(work, again, "-n"))["train"] == 1
+    assert jobs_planned(work, again)["train"] == 1
     (tools / tool).unlink()
     (tools / tool).symlink_to(kenlm_bin / tool)
     run_pipeline(work, again)
@@ -145,7 +145,7 @@ def test_a_neural_training_that_fails_keeps_the_model_it_was_to_replace(neural_r
     failed = run_pipeline(work, None, check=False)
     assert failed.returncode != 0 and "Error in rule train_neural" in failed.stdout + failed.stderr
     assert {path: path.read_bytes() for path in kept} == kept
-    assert jobs_run(run_pipeline(work, None, "-n"))["train_neural"] == 1
+    assert jobs_planned(work, None)["train_neural"] == 1
 
 
 def test_killed_table_writer_leaves_no_table_and_its_leftover_is_removed(tmp_path):
@@ -393,5 +393,5 @@ def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_mode
         assert (work / f"results/tables/{table}.tsv").exists(), table
     assert not (work / "results/tables/gap.tsv").exists()
     # The rerun does only the gap task.
-    rerun = {job["rule"] for job in jobs_started(run_pipeline(work, None))}
+    rerun = set(run_pipeline(work, None).jobs)
     assert {"gap_candidates", "gap_table"} <= rerun and not {"train", "query", "perplexity_table"} & rerun

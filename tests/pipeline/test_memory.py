@@ -4,7 +4,7 @@ import json
 import re
 
 from conftest import demo_corpus, run_pipeline
-from schedule import train_events
+from schedule import train_timeline
 
 
 def physical_mb_from_meminfo():
@@ -42,8 +42,14 @@ def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_p
         reserved[model] = memory["reserved_mb"]
 
     running, most = {}, 0
-    # (event, model, mem_mb) in the order Snakemake printed them.
-    events = [event[:3] for event in train_events(done.stderr)]
+    # (event, model, mem_mb) in time order, from each job's own record of when it ran (an end
+    # before a start at the same moment: one job's end lets the next one start).
+    timeline = train_timeline(work)
+    events = sorted(
+        [(job["start"], 1, "start", job["model"], job["mem_mb"]) for job in timeline]
+        + [(job["end"], 0, "end", job["model"], job["mem_mb"]) for job in timeline]
+    )
+    events = [event[2:] for event in events]
     assert sorted(model for event, model, _ in events if event == "start") == ["o3", "o4", "o5"]
     for event, model, mem_mb in events:
         if event == "end":

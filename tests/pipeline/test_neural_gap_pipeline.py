@@ -2,7 +2,6 @@
 user's saved causal model rescore the n-gram's candidates, a user's saved masked model predicts
 from both contexts, and the blend mixes them all with the n-grams and the baseline."""
 
-import csv
 import json
 import math
 import shutil
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import demo_corpus, jobs_executed, jobs_started, read_table, run_pipeline
+from conftest import benchmark_record, demo_corpus, read_table, run_pipeline
 from lmgap.gap.blend import FOLDS, mixed_line
 from tiny_models import save_causal_model, save_masked_model
 
@@ -39,7 +38,8 @@ def gap_run(tmp_path_factory, kenlm_bin):
             "bert": {"path": str(root / "masked"), "kind": "masked"},
         },
     }
-    done = run_pipeline(root / "work", config)
+    # Benchmark records with each job's resources (what it asked the scheduler for).
+    done = run_pipeline(root / "work", config, "--benchmark-extended")
     return root, config, done
 
 
@@ -69,22 +69,17 @@ def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap
     assert float(rows["bert"]["listed_per_gap"]) == 100
     assert float(rows["small"]["seconds"]) > 0 and rows["blend"]["seconds"] == ""
     assert [row["model"] for row in read_table(work)] == ["o3", "mine", "small"]
-    ran = jobs_executed(done)
+    ran = done.jobs
     assert ran["gap_neural"] == 2 and ran["gap_masked"] == 1 and ran["gap_blend"] == 1
     md = (work / "results/tables/gap.md").read_text()
     assert "| dev-0 | blend | blend | both |" in md and "The blend on dev-0: weights `both/bert`" in md
 
 
 def test_each_neural_gap_job_stays_within_the_memory_it_reserved(gap_run):
-    root, _, done = gap_run
-    reserved = {
-        job["comment"]: int(job["mem_mb"]) for job in jobs_started(done) if job["rule"] in ("gap_neural", "gap_masked")
-    }
-    assert len(reserved) == 3
+    root, _, _ = gap_run
     for rule, name in (("gap_neural", "small"), ("gap_neural", "mine"), ("gap_masked", "bert")):
-        with open(root / f"work/results/benchmarks/{rule}/{name}/dev-0.tsv") as handle:
-            peak = float(next(csv.DictReader(handle, delimiter="\t"))["max_rss"])
-        assert 0 < peak <= reserved[f"rule_{rule}_wildcards_{name}_dev-0"]
+        record = benchmark_record(root / f"work/results/benchmarks/{rule}/{name}/dev-0.tsv")
+        assert 0 < float(record["max_rss"]) <= int(record["resources"]["mem_mb"]), (rule, name)
 
 
 @pytest.mark.parametrize("system", ["both/o3", "both/small", "both/mine", "both/bert", "both/blend", "unigram"])
@@ -137,7 +132,7 @@ def test_fewer_rescored_candidates_rerun_the_rescoring_and_train_nothing(gap_run
     work = tmp_path / "work"
     shutil.copytree(root / "work", work, symlinks=True)
     done = run_pipeline(work, {**config, "gap": {"neural_candidates": 5, "right_tokens": 4}})
-    ran = jobs_executed(done)
+    ran = done.jobs
     assert ran["gap_neural"] == 2 and ran["gap_blend"] == 1 and ran["gap_table"] == 1
     assert not {"train", "train_neural", "gap_logprobs", "gap_masked", "gap_candidates"} & set(ran)
     rows = rows_by_model(work)

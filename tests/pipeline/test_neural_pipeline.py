@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import demo_corpus, jobs_executed, read_table, run_pipeline
+from conftest import demo_corpus, read_table, run_pipeline
 from tiny_models import save_causal_model
 
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 40, "batch_size": 8}
@@ -73,7 +73,7 @@ def test_neural_rows_score_the_n_grams_tokens(neural_run):
             (d["line"], d["tokens"]) for d in documents(root / "work", "o3")
         ]
     assert rows["small"]["train_tokens"] == rows["o3"]["train_tokens"] and rows["mine"]["train_tokens"] == ""
-    assert jobs_executed(done)["train_neural"] == 1 and jobs_executed(done)["score_neural"] == 2
+    assert done.jobs["train_neural"] == 1 and done.jobs["score_neural"] == 2
 
 
 def test_a_saved_model_scores_each_line_as_one_forward_pass_does(neural_run):
@@ -127,7 +127,7 @@ def test_a_new_stride_rescores_and_trains_nothing(neural_run, tmp_path):
     shutil.copytree(root / "work", work, symlinks=True)
     edited = {**config, "neural": {**config["neural"], "small": {"train": SMALL, "stride": 63}}}
     done = run_pipeline(work, edited)
-    ran = jobs_executed(done)
+    ran = done.jobs
     assert ran.get("train_neural", 0) == ran.get("train_tokenizer", 0) == ran.get("train", 0) == 0
     assert ran["score_neural"] == 1
     assert json.loads((work / "results/eval/small/dev-0.json").read_text())["stride"] == 63

@@ -2,12 +2,14 @@
 fetch and the small table steps runs as a SLURM job, and the tables are byte for byte the local
 run's."""
 
+import json
 import shutil
 import subprocess
+import time
 
 import pytest
 
-from conftest import REPO, SNAKEMAKE, jobs_started
+from conftest import REPO, SNAKEMAKE, logs_written_since
 from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snakemake_on_slurm
 
 # What runs where Snakemake was started: the fetch (the network) and what reads small files.
@@ -41,6 +43,7 @@ def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_p
     work = tmp_path / "work"
     work.mkdir()
     shutil.copy(sweep_run / "work/config.yaml", work)
+    since = time.time_ns()
     done = subprocess.run(snakemake_on_slurm(SNAKEMAKE, work), env=cluster, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-6000:]
     assert "lmgap: cluster run" in done.stderr
@@ -49,19 +52,23 @@ def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_p
             sweep_run / "work/results/tables" / table
         ).read_bytes()
     # SLURM's own record: every job but the local ones, under a comment naming its rule and
-    # wildcards, with the cores and memory the workflow asked for.
-    jobs = jobs_started(done)
-    assert {job["rule"] for job in jobs if job["local"]} == LOCAL_RULES
-    asked = {job["comment"]: (job["cpus_per_task"], job["mem_mb"] + "M") for job in jobs if not job["local"]}
+    # wildcards; the run's logs, every job's.
     listed = jobs_recorded(cluster)
     records = {comment: (state, cpus, memory) for comment, state, cpus, memory, _, _ in listed}
-    # Both texts rebuilt, the years, the sample, eight models trained and scored.
-    assert len(listed) == len(records) == len(asked) == 2 + 1 + 1 + 8 + 8
-    assert records == {comment: ("COMPLETED", *request) for comment, request in asked.items()}
-    # Training asks for two cores (lmplz and build_binary) and the memory its model needs, far
-    # below the node's and the local budget (80% of the machine's memory).
-    train = [request for comment, request in asked.items() if comment.startswith("rule_train_")]
-    assert len(train) == 8 and all(cpus == "2" and 32 <= int(memory[:-1]) < 2000 for cpus, memory in train)
+    on_slurm = {comment.split("_wildcards_")[0].removeprefix("rule_") for comment in records}
+    assert {log.split("/")[0] for log in logs_written_since(work, since)} - on_slurm == LOCAL_RULES - {"all"}
+    # Both texts rebuilt, the years, the sample, eight models trained and scored, all completed.
+    assert len(listed) == len(records) == 2 + 1 + 1 + 8 + 8
+    assert {state for state, _, _ in records.values()} == {"COMPLETED"}
+    # Training asks for two cores (lmplz and build_binary) and the memory the job reserved for its
+    # model (its own record), far below the node's and the local budget; the others one core.
+    for comment, (_, cpus, memory) in records.items():
+        if comment.startswith("rule_train_"):
+            model = comment.removeprefix("rule_train_wildcards_")
+            usage = json.loads((work / f"results/models/{model}/usage.json").read_text())
+            assert cpus == "2" and memory == f"{usage['memory']['reserved_mb']}M" and 32 <= int(memory[:-1]) < 2000
+        else:
+            assert cpus == "1", comment
     # More jobs at once than the submit host's two cores: its core count caps nothing here.
     spans = [(start, end) for *_, start, end in listed]
     assert max(sum(start <= moment < end for start, end in spans) for moment, _ in spans) > 2

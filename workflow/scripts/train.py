@@ -1,6 +1,7 @@
 """Entry point of rule train: lmplz streaming into build_binary, then the model's counts and usage."""
 
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
@@ -13,6 +14,7 @@ from lmgap.scriptio import run
 
 
 def main(log):
+    started = time.time()
     options = snakemake.params.options
     order, reserved = options["order"], snakemake.resources.mem_mb
     # The figures the rule reserved this job's memory from, read again from the same text.
@@ -50,6 +52,8 @@ def main(log):
         "binary_estimate_mb": binary_mb(order, tokens),
         "binary_model_mb": probing_bytes([counts[k] for k in sorted(counts)]) / 2**20,
     }
+    # When the job ran (epoch seconds), for what ran beside it (benchmarks/schedule.py).
+    usage["job"] = {"started": started, "ended": time.time()}
     write_json(usage, snakemake.output.usage)
 
 
