@@ -63,9 +63,20 @@ def test_moving_the_corpus_retrains_and_rescores_nothing(first_run):
     copy = root / "copy"
     shutil.copytree(root / "corpus", copy)
     models = {p: p.stat().st_mtime_ns for p in (work / "results/models").rglob("model.binary")}
+    # A dry run cannot know the fingerprints will come out as they were: it lists the jobs after
+    # them, and says so where it lists each fingerprint.
+    planned = run_pipeline(work, {**config, "corpus": {"source": str(copy)}}, "--dry-run")
+    said = planned.stdout + planned.stderr
+    assert "Fingerprint dev-0's files (results/corpus/splits/dev-0.json). If they are the bytes they were" in said
     jobs, _ = rerun(work, {**config, "corpus": {"source": str(copy)}})
     assert jobs == FETCH
     (root / "link").symlink_to(copy)
+    jobs, _ = rerun(work, {**config, "corpus": {"source": str(root / "link")}})
+    assert jobs == FETCH
+    # The gap words with CRLF line ends, and the last without one: the same lines to every reader.
+    for split in ("train", "dev-0"):
+        expected = copy / split / "expected.tsv"
+        expected.write_bytes(expected.read_bytes().replace(b"\n", b"\r\n").removesuffix(b"\r\n"))
     jobs, _ = rerun(work, {**config, "corpus": {"source": str(root / "link")}})
     assert jobs == FETCH
     assert models == {p: p.stat().st_mtime_ns for p in (work / "results/models").rglob("model.binary")}

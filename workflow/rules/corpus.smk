@@ -45,6 +45,10 @@ checkpoint split_fingerprint:
         # trains (a changed setting writes the same fingerprint, which reruns nothing).
         scored_for_gaps=lambda wildcards: GAP["enabled"]
         and wildcards.split in config["eval_splits"],
+    message:
+        "Fingerprint {wildcards.split}'s files (results/corpus/splits/{wildcards.split}.json). If "
+        "they are the bytes they were, every job this plan lists after it for {wildcards.split} (its "
+        "text, the models trained on it, their scores and tables) finds nothing to do and does not run."
     script:
         "../scripts/split_fingerprint.py"
 

@@ -1,5 +1,6 @@
 """Fetch the corpus (a git URL or a local directory), check it and write its manifest."""
 
+import hashlib
 import json
 import lzma
 import os
@@ -194,19 +195,27 @@ def check_xz(path):
 
 
 def fingerprint(root, split, required):
-    """What a split's text and its documents' years depend on: the sha256 of each of its files,
-    what the in-header.tsv describing them decides (the column count, and which column is the
-    year), and nothing of where they are: renaming another column changes nothing."""
+    """What a split's text and its documents' years depend on: the sha256 of each of its files
+    (of expected.tsv's lines, see lines_sha256), what the in-header.tsv describing them decides
+    (the column count, and which column is the year), and nothing of where they are: renaming
+    another column changes nothing."""
     names = sorted(name for name in required if name.startswith(f"{split}/"))
     split_dir = Path(root) / split
     header = None
     if header_path(split_dir):
         header = {"columns": split_columns(split_dir), "year_column": year_column(split_dir)}
-    return {
-        "split": split,
-        "files": {name: sha256(Path(root) / name) for name in names},
-        "in-header.tsv": header,
+    digests = {
+        name: lines_sha256(Path(root) / name) if name.endswith("expected.tsv") else sha256(Path(root) / name)
+        for name in names
     }
+    return {"split": split, "files": digests, "in-header.tsv": header}
+
+
+def lines_sha256(path):
+    """The sha256 of a file's lines as every reader of expected.tsv takes them (the text, the gap
+    words, GEval's scoring): CRLF or LF line ends, and the last line's end or none, alike."""
+    data = Path(path).read_bytes().replace(b"\r\n", b"\n")
+    return hashlib.sha256(data if data.endswith(b"\n") or not data else data + b"\n").hexdigest()
 
 
 def read_gap_words(path, name):
