@@ -100,6 +100,6 @@ rule query:
         runtime=runtime_per_100_mb,
     params:
         code=script_code("query"),
-        options=model_options,
+        options=folder_options,
     script:
         "../scripts/query.py"

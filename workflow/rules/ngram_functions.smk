@@ -13,6 +13,17 @@ def training_text(wildcards):
     )
 
 
+def folder_options(wildcards):
+    """A model's options its folder's name gives (order, pruning, training fraction), for what is
+    computed from the model: not lmplz.discount_fallback, a setting of the same model, so that
+    turning it redoes nothing after a model trained again to the same bytes."""
+    return {
+        key: value
+        for key, value in model_options(wildcards).items()
+        if key != "discount_fallback"
+    }
+
+
 def model_files(folder):
     """A model's files under results/FOLDER/{model}/: its binary, n-gram counts and usage, and the
     ARPA text when keep_arpa asks for it."""

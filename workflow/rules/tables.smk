@@ -31,7 +31,16 @@ rule perplexity_table:
         code=script_code("perplexity_table"),
         # For the report's caption: the columns' definitions, from their one source.
         definitions=definitions_rst(PERPLEXITY_DEFINITIONS),
-        models=sorted(MODELS),
+        # Each model's files by name, and its flag: lmplz.discount_fallback is a setting of the
+        # same model, which its score's record leaves out (see folder_options).
+        models={
+            model: {
+                "counts": rules.install_model.output.counts.format(model=model),
+                "binary": rules.install_model.output.binary.format(model=model),
+                "discount_fallback": options["discount_fallback"],
+            }
+            for model, options in sorted(MODELS.items())
+        },
         neural=neural_files(),
     script:
         "../scripts/perplexity_table.py"

@@ -10,11 +10,7 @@ from lmgap.scriptio import run
 
 
 def main(log):
-    files = {
-        model: {"counts": counts, "binary": binary}
-        for model, counts, binary in zip(snakemake.params.models, snakemake.input.counts, snakemake.input.binary)
-    }
-    files.update(snakemake.params.neural)
+    files = {**snakemake.params.models, **snakemake.params.neural}
     write_tables(snakemake.input.metrics, files, snakemake.output.tsv, snakemake.output.md)
 
 

@@ -137,7 +137,7 @@ def ngram_columns(record, files):
         "ngrams_total": sum(ngrams),
         "binary_bytes": Path(files["binary"]).stat().st_size,
         "prune": prune_label(record["prune"]),
-        "discount_fallback": record["discount_fallback"],
+        "discount_fallback": files["discount_fallback"],
     }
 
 
@@ -161,8 +161,9 @@ def load_metrics(metric_paths, model_files):
     sums, rows sorted.
 
     model_files maps an n-gram model's name to {"counts": its ngram_counts.json, "binary": its
-    binary}, a neural model's to {"family": "neural", "folder": its saved model, "record": its
-    training.json or None, "train_fraction": its share of the training split or None}.
+    binary, "discount_fallback": whether lmplz was given the flag}, a neural model's to
+    {"family": "neural", "folder": its saved model, "record": its training.json or None,
+    "train_fraction": its share of the training split or None}.
     """
     rows = []
     max_order = 1
