@@ -77,7 +77,7 @@ readme: demo
 # Written again when the generator changes, so that the demo shows what the README shows.
 $(DEMO_CORPUS)/dev-0/expected.tsv: benchmarks/generate_corpus.py | $(VENV)/.installed
 	rm -rf $(DEMO_CORPUS)
-	$(VENV)/bin/python benchmarks/generate_corpus.py --words 1000000 $(DEMO_CORPUS)
+	$(VENV)/bin/python benchmarks/generate_corpus.py --words 1000000 --dev-words 100000 $(DEMO_CORPUS)
 
 lint: setup
 	$(VENV)/bin/snakemake --lint

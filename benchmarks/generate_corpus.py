@@ -94,6 +94,18 @@ PHRASE_WORDS = (4, 9)
 PHRASE_TYPES = 300
 PHRASE_TYPE_EXPONENT = 1.0
 PHRASE_RATE = 0.03
+# A document's own words: each line (a page) has TOPIC_WORDS[0] + Poisson(TOPIC_WORDS[1]) words of
+# its own, names and topic words drawn from the Zipf tail (ranks TOPIC_RANKS, log-uniform), and a
+# share TOPIC_RATE of its positions is one of them (any alike), as a page repeats its names and
+# subject; a share TOPIC_PAIRED of them is always followed by a mate of its own. Set so that the
+# share of dev-0's gap words found in their own contexts, of those not among the 1,000 commonest
+# words, their count there, and the share of gaps whose pair with a neighbour recurs on the page
+# come near those of Vim's manual and the Rust books (benchmarks/real_english.py repeats;
+# BENCHMARKS.md).
+TOPIC_WORDS = (2, 5.0)
+TOPIC_RANKS = (1_000, 100_000)
+TOPIC_RATE = 0.07
+TOPIC_PAIRED = 0.8
 
 
 def zipf_cdf(n, exponent):
@@ -148,12 +160,16 @@ class Language:
             keep = (position < lengths) & (at < len(words))
             words[at[keep]] = phrases[keep, position]
 
-    def words(self, count, rng):
-        """count word ranks; runs of continued words are filled one step at a time for all runs."""
+    def words(self, count, rng, pages):
+        """count word ranks; runs of continued words are filled one step at a time for all runs.
+        pages: the bounds of the lines, whose own words stand in for some fresh draws, so that
+        the words continuing them and the expressions stay as they are elsewhere."""
         fresh = rng.random(count) >= CONTINUE
         fresh[0] = True
         words = np.empty(count, dtype=np.int64)
         words[fresh] = np.searchsorted(self.fresh_cdf, rng.random(int(fresh.sum())))
+        for begin, end in zip(pages[:-1].tolist(), pages[1:].tolist()):
+            place_topic_words(words[begin:end], fresh[begin:end], rng)
         index = np.arange(count)
         offset = index - np.maximum.accumulate(np.where(fresh, index, 0))
         slots = np.searchsorted(self.successor_rank_cdf, rng.random(count))
@@ -193,10 +209,11 @@ class NewspaperSource:
         """Lines of about mean_words words (log-normal lengths), count words in all; made a chunk
         at a time, so that memory stays bounded at any size."""
         for start in range(0, count, CHUNK_WORDS):
-            words = self.language.words(min(CHUNK_WORDS, count - start), rng)
-            lengths = np.maximum(3, rng.lognormal(np.log(mean_words) - 0.125, 0.5, len(words) // 50 + 10))
+            size = min(CHUNK_WORDS, count - start)
+            lengths = np.maximum(3, rng.lognormal(np.log(mean_words) - 0.125, 0.5, size // 50 + 10))
             bounds = np.cumsum(lengths.astype(int))
-            bounds = np.concatenate([[0], bounds[bounds < len(words)], [len(words)]])
+            bounds = np.concatenate([[0], bounds[bounds < size], [size]])
+            words = self.language.words(size, rng, bounds)
             spelled = spelling(np.unique(words))
             text = [spelled[w] for w in words.tolist()]
             for begin, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
@@ -204,6 +221,26 @@ class NewspaperSource:
 
 
 CHUNK_WORDS = 20_000_000
+
+
+def place_topic_words(page, fresh, rng):
+    """Write a page's own words (see TOPIC_WORDS) over a share TOPIC_RATE of its positions, all
+    among its fresh draws, in place (page: a view of the word ranks; fresh: which were drawn,
+    made true where a word is written, so that no successor overwrites it)."""
+    kinds = TOPIC_WORDS[0] + int(rng.poisson(TOPIC_WORDS[1]))
+    low, high = np.log(TOPIC_RANKS)
+    own = np.exp(rng.uniform(low, high, kinds)).astype(np.int64)
+    at = np.flatnonzero(fresh & (rng.random(len(page)) < TOPIC_RATE / (1 - CONTINUE)))
+    chosen = rng.integers(kinds, size=len(at))
+    page[at] = own[chosen]
+    # Some own words come with a word of the page's own after them, every time, as a name has its
+    # first name or a subject its usual word: the page repeats pairs, not words alone.
+    mates = np.exp(rng.uniform(low, high, kinds)).astype(np.int64)
+    paired = rng.random(kinds) < TOPIC_PAIRED
+    after = at + 1
+    keep = paired[chosen] & (after < len(page))
+    page[after[keep]] = mates[chosen[keep]]
+    fresh[after[keep]] = True
 
 
 def generate(root, words, seed=1, dev_words=None):
