@@ -1,6 +1,7 @@
 """The blend against independent computations: EM's weights against a search over a fine grid,
-one-hot vectors as feasible points, the mixed line's hashed probability against the mixture of
-the members' as GEval scores each, and the cross-fitting's folds against their own gaps."""
+the best member alone against a bound of what the prior costs, the mixed line's hashed
+probability against the mixture of the members' as GEval scores each, and the cross-fitting's
+folds against their own gaps."""
 
 import json
 import math
@@ -14,9 +15,11 @@ from lmgap.gap.geval import DEFAULT_BITS, line_log_probability, parse_out_line, 
 
 
 def grid_best(probabilities, steps=20_000):
-    """The best two-member mixture by trying every weight k / steps: no EM involved."""
-    grid = np.linspace(0.0, 1.0, steps + 1)
+    """The best two-member mixture by the fit's objective (the mean log with the prior's
+    pseudo-gaps), trying every weight k / steps: no EM involved."""
+    grid = np.linspace(0.0, 1.0, steps + 1)[1:-1]
     values = np.log(np.outer(probabilities[:, 0], grid) + np.outer(probabilities[:, 1], 1 - grid)).mean(axis=0)
+    values += blend.PRIOR * (np.log(grid) + np.log(1 - grid)) / len(probabilities)
     return grid[int(values.argmax())], float(values.max())
 
 
@@ -26,27 +29,53 @@ def test_em_finds_the_best_two_member_mixture_a_grid_search_finds(seed):
     probabilities = rng.uniform(0.001, 0.2, size=(400, 2)) * rng.uniform(0.2, 1.0, size=2)
     weight, value = grid_best(probabilities)
     fitted = fit_weights(probabilities)
-    assert mean_log(probabilities, fitted) >= value - 1e-9
+    assert blend.objective(probabilities, fitted) >= value - 1e-9
     assert fitted[0] == pytest.approx(weight, abs=2e-3)
 
 
-def test_a_member_that_is_always_better_gets_all_the_weight():
+def test_a_member_that_is_always_better_gets_all_the_weight_but_the_prior_s():
     rng = np.random.default_rng(4)
     weak = rng.uniform(0.001, 0.01, size=300)
     probabilities = np.stack([weak * 3, weak], axis=1)
     fitted = fit_weights(probabilities)
-    assert fitted[0] == pytest.approx(1.0, abs=1e-6)
+    # The weak member keeps about its one pseudo-gap of the 302.
+    assert 0 < fitted[1] <= (1 + blend.PRIOR) / 302
+
+
+def worst_shortfall(gaps, members):
+    """How far below the best member alone the fit's mean log can be: the fit's objective is at
+    least that of w (the best member (gaps + 1) / (gaps + members), every other 1 / (gaps +
+    members)), whose mean log is at least the best member's plus log(w_best), and whose prior
+    term falls short of the largest there is (-members log members) by what this adds."""
+    total = gaps + members
+    best_log = math.log((gaps + 1) / total)
+    prior_gap = -members * math.log(members) - (best_log - (members - 1) * math.log(total))
+    return -best_log + blend.PRIOR * prior_gap / gaps
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_fit_is_never_worse_than_any_one_member_alone(seed):
-    # A one-hot weight vector is a feasible point: the fit must reach at least each of them.
+def test_the_fit_falls_short_of_the_best_member_alone_by_at_most_the_prior_s_share(seed):
     rng = np.random.default_rng(seed)
     probabilities = rng.uniform(0, 1, size=(50, 6)) ** rng.uniform(1, 8, size=6)
     fitted = fit_weights(probabilities)
-    assert fitted.sum() == pytest.approx(1.0) and (fitted >= 0).all()
+    assert fitted.sum() == pytest.approx(1.0) and (fitted > 0).all()
     for member in range(6):
-        assert mean_log(probabilities, fitted) >= mean_log(probabilities, np.eye(6)[member]) - 1e-12
+        assert mean_log(probabilities, fitted) >= mean_log(probabilities, np.eye(6)[member]) - worst_shortfall(50, 6)
+
+
+def test_the_prior_spares_a_held_out_gap_only_one_member_foresaw(monkeypatch):
+    # Member 0 is twice as good on every gap but three, all in fold 0, where only member 1 has
+    # the word: fold 0's weights are fit without them.
+    probabilities = np.tile([0.1, 0.05], (60, 1))
+    probabilities[[0, 5, 10], 0] = 1e-12
+    cross_fitted = {}
+    for prior in (0.0, blend.PRIOR):
+        monkeypatch.setattr(blend, "PRIOR", prior)
+        weights, _ = blend.cross_fitted_weights(probabilities)
+        cross_fitted[prior] = float(np.mean(np.log((probabilities * weights).sum(axis=1))))
+    # Without the prior fold 0 gives member 1 nothing and those gaps about 1e-12 (log -27.6).
+    assert cross_fitted[0.0] < math.log(0.1) - 3 * 20 / 60
+    assert cross_fitted[blend.PRIOR] > cross_fitted[0.0] + 1
 
 
 def test_a_mixed_line_puts_the_mixture_of_the_members_in_the_gap_words_bucket():

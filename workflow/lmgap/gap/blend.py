@@ -4,10 +4,15 @@ GEval hashes a line's words into buckets and spreads its rest mass over all of t
 linearly, so the mixture of several lines, `sum_m w_m P_m(word)` for every word any of them
 lists and `sum_m w_m p0_m` as the rest mass, puts `sum_m w_m B_m(b)` in every bucket b: the blend's
 hashed probability of a gap word is the same mixture of the members' hashed probabilities of it,
-which gap_evaluate's lines.tsv gives per line. The weights that maximise the mean log of that
-mixture are found by EM, which raises it at every step towards its maximum (the problem is
-concave); every one-hot weight vector is feasible, so the best of the fit and the one-hot vectors
-is kept, and the blend's log-loss on the gaps it is fit on is at most every member's.
+which gap_evaluate's lines.tsv gives per line. The weights are found by EM, which raises its
+objective at every step towards its maximum (the problem is concave): the mean log of that
+mixture, with PRIOR pseudo-gaps of credit for every member (a Dirichlet prior, the maximum a
+posteriori weights). Without them, EM on a small split's folds drives to 0 the weight of a member
+that only some gaps need, and a held-out gap that needs it gets the floor: on 85 dev-0 gaps of a
+generated corpus the cross-fitted blend was then 5% worse than its best member, and 0.2% better
+with them; on 640 gaps of real English they cost 0.1%. Where one member is best everywhere, the
+others keep a share of about (members - 1) / gaps, so the blend's log-loss on the gaps it is fit
+on may exceed the best member's by about as much (tests/gap/test_blend.py bounds it).
 
 Where the weights are fit. Not on the held-out training gaps: they are held out of the candidate
 index only, and every n-gram has trained on their lines, so it knows their words (on the demo
@@ -28,6 +33,8 @@ from .lines import format_line, write_out
 FOLDS = 5
 ITERATIONS = 10_000
 TOLERANCE = 1e-12
+# Pseudo-gaps of credit each member starts with (see the module's text).
+PRIOR = 1.0
 # A member that gives a gap word's bucket no probability at all still leaves the mixture defined.
 FLOOR = 1e-300
 # EM drives a useless member's weight towards 0 without reaching it; below this its words are
@@ -41,28 +48,29 @@ def mean_log(probabilities, weights):
 
 
 def fit_weights(probabilities):
-    """Mixture weights maximising mean_log (probabilities: gaps x members, each member's
-    probability of each gap word's bucket): EM from equal weights, or the best one-hot vector if
-    that is better. Equal weights where there are no gaps to fit on (a fold's others when the
-    split has one line)."""
+    """Mixture weights maximising mean_log plus the prior's PRIOR * sum(log(weights)) / gaps
+    (probabilities: gaps x members, each member's probability of each gap word's bucket): EM from
+    equal weights. Equal weights where there are no gaps to fit on (a fold's others when the split
+    has one line)."""
     probabilities = np.maximum(np.asarray(probabilities, dtype=np.float64), FLOOR)
     gaps, members = probabilities.shape
     weights = np.full(members, 1.0 / members)
     if gaps == 0:
         return weights
-    best = mean_log(probabilities, weights)
+    best = objective(probabilities, weights)
     for _ in range(ITERATIONS):
-        weights = (probabilities * weights / (probabilities @ weights)[:, None]).mean(axis=0)
-        weights /= weights.sum()
-        value = mean_log(probabilities, weights)
+        credit = (probabilities * weights / (probabilities @ weights)[:, None]).sum(axis=0)
+        weights = (credit + PRIOR) / (gaps + members * PRIOR)
+        value = objective(probabilities, weights)
         if value - best < TOLERANCE:
             break
         best = value
-    for member in range(members):
-        one_hot = np.eye(members)[member]
-        if mean_log(probabilities, one_hot) > mean_log(probabilities, weights):
-            weights = one_hot
     return weights
+
+
+def objective(probabilities, weights):
+    """What fit_weights maximises: mean_log with the prior's pseudo-gaps."""
+    return mean_log(probabilities, weights) + PRIOR * float(np.log(weights).sum()) / len(probabilities)
 
 
 def listed_words(line):
