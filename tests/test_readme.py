@@ -17,7 +17,8 @@ README = (REPO / "README.md").read_text()
 # The README and the pages it links, where things are named too.
 DOCS = README + "".join(path.read_text() for path in sorted((REPO / "docs").glob("*.md")))
 LMGAP = str(Path(SNAKEMAKE).parent / "lmgap")
-LMGAP_FLAGS = {"--bits"}
+# The flags of `lmgap`'s subcommands the docs may name, by subcommand.
+LMGAP_FLAGS = {"score": {"--bits"}, "submit": {"--submission"}}
 # Text in backticks, and the lines of the README's code blocks: where it names things.
 QUOTED = re.findall(r"`([^`\n]+)`", DOCS)
 CODE = "\n".join(re.findall(r"```[a-z]*\n(.*?)```", DOCS, flags=re.S))
@@ -97,18 +98,24 @@ def test_every_make_target_the_readme_names_is_in_the_makefile():
 def test_every_lmgap_subcommand_and_flag_the_readme_names_is_in_its_parser():
     named = {text.split()[1] for text in QUOTED if re.fullmatch(r"lmgap [a-z]+", text)}
     named |= set(re.findall(r"/lmgap ([a-z]+) ", CODE))
-    assert named == {"score"}
+    assert named == {"score", "submit"}
     for command in named:
         usage = subprocess.run([LMGAP, command, "--help"], capture_output=True, text=True).stdout
         assert usage.startswith(f"usage: lmgap {command}")
-        for flag in LMGAP_FLAGS & set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", DOCS)):
+        for flag in LMGAP_FLAGS[command] & set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", DOCS)):
             assert flag in usage
 
 
 def test_every_snakemake_option_the_readme_names_is_snakemake_s():
     options = set(re.findall(r"(?<![\w-])(--[a-z][a-z_-]+)", DOCS))
     # The options the README quotes of other programs: `lmgap score`'s, lmplz's, snakefmt's and timeout's.
-    options -= LMGAP_FLAGS | {"--prune", "--discount_fallback", "--skip_symbols", "--check", "--foreground"}
+    options -= set().union(*LMGAP_FLAGS.values()) | {
+        "--prune",
+        "--discount_fallback",
+        "--skip_symbols",
+        "--check",
+        "--foreground",
+    }
     helped = subprocess.run([SNAKEMAKE, "--help"], capture_output=True, text=True).stdout
     helped += subprocess.run([SNAKEMAKE, "--executor", "slurm", "--help"], capture_output=True, text=True).stdout
     assert "--cores" in options and "--unlock" in options

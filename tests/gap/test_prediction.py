@@ -68,9 +68,10 @@ def test_candidates_are_the_most_frequent_continuations_counted_by_hand(tmp_path
     lines = (tmp_path / "train.txt").read_bytes().splitlines()
     skip = {5, 17, 300}
     counts = brute_force_counts([line for n, line in enumerate(lines, start=1) if n not in skip])
-    gaps = [context_words(left.split(), right.split()) for left, right in read_gaps(tmp_path / "corpus/dev-0")]
+    documents = read_gaps(tmp_path / "corpus/dev-0")
+    gaps = [context_words(left.split(), right.split()) for left, right in documents]
     per_context, frequent = 4, 3
-    found = build_candidates(tmp_path / "train.txt", gaps, skip, per_context, frequent)
+    found = build_candidates(tmp_path / "train.txt", documents, skip, per_context, frequent)
     unigram = Counter(w for line in (text for n, text in enumerate(lines, 1) if n not in skip) for w in line.split())
     top_words = {w for w, c in unigram.items() if c > sorted(unigram.values())[-frequent - 1]}
     for gap, (a2, a1, c1, c2) in enumerate(gaps):
@@ -79,9 +80,15 @@ def test_candidates_are_the_most_frequent_continuations_counted_by_hand(tmp_path
         assert len(set(words)) == len(words)
         by_source = {
             name: {w for w, f in zip(words, flags) if f & (1 << bit)}
-            for bit, name in enumerate(("after2", "after1", "before2", "before1", "between", "frequent"))
+            for bit, name in enumerate(
+                ("after2", "after1", "before2", "before1", "between", "frequent", "document_left", "document_right")
+            )
         }
         assert top_words <= by_source["frequent"] and len(by_source["frequent"]) == frequent
+        # Every word of the gap's own contexts, whether the training text shows it or not.
+        left, right = documents[gap]
+        assert by_source["document_left"] == set(left.split())
+        assert by_source["document_right"] == set(right.split())
         keys = {"after2": (a2, a1), "after1": a1, "before2": (c1, c2), "before1": c1, "between": (a1, c1)}
         for name, key in keys.items():
             seen = {w: c for (k, w), c in counts[name].items() if k == key}
@@ -106,8 +113,7 @@ def test_heldout_lines_are_spread_and_never_counted(tmp_path):
     (tmp_path / "train.txt").write_bytes(b"".join(lines))
     write_heldout(tmp_path / "corpus/train", 5, tmp_path / "h.tsv", tmp_path / "g.tsv")
     assert [number for number, _, _, _ in read_heldout(tmp_path / "h.tsv")] == held
-    gaps = [context_words(left.split(), right.split()) for left, right in read_gaps(tmp_path / "corpus/dev-0")]
-    found = build_candidates(tmp_path / "train.txt", gaps, set(held), 1000, 1000)
+    found = build_candidates(tmp_path / "train.txt", read_gaps(tmp_path / "corpus/dev-0"), set(held), 1000, 1000)
     assert b"only-held-out" not in found.words
     expected = (tmp_path / "corpus/train/expected.tsv").read_bytes().splitlines()
     gap_words = dict(line.split(b"\t") for line in (tmp_path / "g.tsv").read_bytes().splitlines())

@@ -3,6 +3,7 @@ against one forward pass over each whole line, and a masked model's prediction a
 fill-mask pipeline, each model saved with save_pretrained and loaded as a user's `path:` is."""
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import torch
 from lmgap.gap.geval import parse_line
 from lmgap.neural.masked import MaskedPredictor, load_masked, whole_words, write_masked
 from lmgap.neural.model import load
-from lmgap.neural.rescore import Rescorer, base_candidates, write_rescored
+from lmgap.neural.rescore import Rescorer, base_candidates, rescored_words, write_rescored
 from tiny_models import save_causal_model, save_masked_model
 
 TEXT = [
@@ -104,7 +105,14 @@ def test_the_rescored_words_keep_the_mass_the_n_gram_gave_them(causal, tmp_path)
     )
     out, stats = tmp_path / "out.tsv", tmp_path / "stats.json"
     with open(tmp_path / "log", "w") as log:
-        write_rescored(Rescorer(model, tokenizer, 64, 3), split, base, 3, 100, out, stats, log)
+        write_rescored(
+            Rescorer(model, tokenizer, 64, 3),
+            split,
+            {"base": base, "document": None},
+            {"candidates": 3, "document_words": 5, "top_k": 100},
+            SimpleNamespace(out=out, stats=stats),
+            log,
+        )
     for (left, words, right), base_line, line in zip(GAPS, base.read_text().splitlines(), out.read_text().splitlines()):
         chosen, mass = base_candidates(base_line, 3)
         assert chosen == words[:3]
@@ -114,6 +122,18 @@ def test_the_rescored_words_keep_the_mass_the_n_gram_gave_them(causal, tmp_path)
         weights = np.exp(scores - scores.max())
         for word, weight in zip(chosen, weights / weights.sum()):
             assert listed[word] == pytest.approx(mass * weight, rel=1e-5)
+
+
+def test_the_document_words_join_the_rescored_ones_with_the_mass_the_n_gram_gave_them():
+    base = "the:0.3 a:0.2 smith:0.05 of:0.01 :0.44"
+    document = "smith:0.4 the:0.2 jones:0.1 mill:0.05 :0.25"
+    # The base's two best, then the document's best two it lacks: smith (listed by the base at
+    # 0.05) and jones (not listed: no mass).
+    words, mass = rescored_words(base, 2, document, 2)
+    assert words == ["the", "a", "smith", "jones"]
+    assert mass == pytest.approx(0.55)
+    assert rescored_words(base, 2, document, 0) == (["the", "a"], pytest.approx(0.5))
+    assert rescored_words(base, 2) == (["the", "a"], pytest.approx(0.5))
 
 
 @pytest.fixture(scope="module")

@@ -17,11 +17,12 @@ EDIT = "\nEDITED_BY_A_TEST = True\n"
 # Every job of the finished run, by rule: orders 3, the gap task and one small neural model.
 CORPUS = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1}
 TABLES = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
-# Every code change is recorded: the provenance record names the workflow's code.
-RECORD = {"provenance": 1}
-# Gap scoring: both contexts and the left alone for o3, the neural rescoring, the blend and the
-# baseline.
-EVALUATE = {"gap_evaluate": 5}
+# Every code change is recorded: the provenance record names the workflow's code, and so does the
+# submission's gonito.yaml, made from it.
+RECORD = {"provenance": 1, "gap_submission": 1}
+# Gap scoring: both contexts and the left alone for o3 and for the document family, the neural
+# rescoring, the blend and the baseline.
+EVALUATE = {"gap_evaluate": 7}
 
 
 @pytest.fixture

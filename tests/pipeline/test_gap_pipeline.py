@@ -14,6 +14,7 @@ import yaml
 from conftest import benchmark_record, demo_corpus, jobs_planned, read_table, run_pipeline
 from lmgap.gap.candidates import CandidateSets, index_memory_mb
 from lmgap.gap.heldout import read_heldout
+from lmgap.gap.lines import read_gaps
 
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 LINE = re.compile(r"(\S+:\S+ )*:\S+")
@@ -22,17 +23,26 @@ LINE = re.compile(r"(\S+:\S+ )*:\S+")
 def test_every_model_writes_its_predictions_in_the_challenge_format(demo_run):
     work = demo_run / "work"
     train_words = set((work / "results/text/train.txt").read_text(encoding="utf-8").split())
-    for model in ("o3", "o4", "o5"):
-        lines = (work / f"results/gap/both/{model}/dev-0/out.tsv").read_text(encoding="utf-8").split("\n")
+    pages = [set((left + b" " + right).decode().split()) for left, right in read_gaps(demo_run / "corpus/dev-0")]
+    unseen = 0
+    for system in ("both/o3", "both/o4", "both/o5", "both/document"):
+        lines = (work / f"results/gap/{system}/dev-0/out.tsv").read_text(encoding="utf-8").split("\n")
         assert lines.pop() == "" and len(lines) == 600
-        for line in lines:
+        for line, page in zip(lines, pages):
             assert LINE.fullmatch(line), line[:200]
             tokens = [token.rpartition(":") for token in line.split(" ")]
             words, values = [w for w, _, _ in tokens[:-1]], [float(v) for _, _, v in tokens]
-            # Up to top_k words, most probable first, all seen in training; p0 last and positive.
-            assert tokens[-1][0] == "" and 0 < values[-1] < 1 and len(words) <= 100
-            assert values[:-1] == sorted(values[:-1], reverse=True) and set(words) <= train_words
+            # Up to top_k words, most probable first, each seen in training or on the gap's own
+            # page (the document family's all on its page); p0 last and positive, 1 only where
+            # an empty page leaves the document family nothing to list.
+            assert tokens[-1][0] == "" and 0 < values[-1] <= 1 and len(words) <= 100
+            assert values[-1] < 1 or (system == "both/document" and words == [] and page == set())
+            assert values[:-1] == sorted(values[:-1], reverse=True)
+            assert set(words) <= (page if system == "both/document" else train_words | page)
+            unseen += len(set(words) - train_words)
             assert abs(sum(values) - 1) < 1e-9
+    # The pages' own names reach the n-grams' lists too.
+    assert unseen > 0
 
 
 def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scores_them(demo_run):
@@ -46,6 +56,8 @@ def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scor
         ("o4", "left"),
         ("o5", "both"),
         ("o5", "left"),
+        ("document", "both"),
+        ("document", "left"),
         ("blend", "both"),
     ]
     expected = demo_run / "corpus/dev-0/expected.tsv"
@@ -69,6 +81,19 @@ def test_gap_table_holds_every_model_the_ablation_and_the_baseline_as_geval_scor
         by_system[system] = float(row["perplexity_hashed"])
     for model in ("o3", "o4", "o5"):
         assert by_system[f"both/{model}"] < by_system[f"left/{model}"] < by_system["unigram"]
+    # This corpus's lines are a Markov chain's, with no page to repeat itself: the document
+    # family knows little, more of it with both contexts.
+    assert by_system["both/document"] < by_system["left/document"]
+    # The blend is worse than its best member by at most what cross-fitting costs (the weights fit
+    # on all gaps at once against the folds' weights) and the prior's share for the other members.
+    record = json.loads((work / "results/gap/both/blend/dev-0/weights.json").read_text())
+    in_sample = record["fit_log_loss_hashed"]
+    prior_share = (len(record["members"]) - 1) / 600
+    assert in_sample["blend"] <= min(in_sample.values()) + prior_share
+    crossfitting = math.log(by_system["both/blend"]) - in_sample["blend"]
+    best = min(value for system, value in by_system.items() if system != "both/blend")
+    assert 0 <= crossfitting < 0.01
+    assert math.log(by_system["both/blend"]) <= math.log(best) + crossfitting + prior_share
     md = (work / "results/tables/gap.md").read_text()
     assert f"| dev-0 | o3 | ngram | both | {by_system['both/o3']:.2f} |" in md
 
@@ -106,10 +131,12 @@ def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_r
     # The provenance record holds the experiment's settings, so it is written again too.
     assert planned == {
         "gap_predictions": 6,
+        "gap_document": 2,
         "gap_unigram": 1,
         "gap_blend": 1,
-        "gap_evaluate": 8,
+        "gap_evaluate": 10,
         "gap_table": 1,
+        "gap_submission": 1,
         "provenance": 1,
     }
 
@@ -149,9 +176,71 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
     assert len(predicted) == 70 and all(LINE.fullmatch(line) for line in predicted)
     assert max(len(line.split(" ")) - 1 for line in predicted) == 7
     assert not (gap / "metrics/both/o3/test-A.json").exists()
-    assert [row["split"] for row in read_table(tmp_path / "work", "gap.tsv")] == ["dev-0"] * 4
+    assert [row["split"] for row in read_table(tmp_path / "work", "gap.tsv")] == ["dev-0"] * 6
     # The blend's test-A takes the weights fit on all of dev-0's gaps.
     weights = json.loads((gap / "both/blend/test-A/weights.json").read_text())
     assert weights["fold_weights"] == [] and weights["fit_gaps"] == 100
+    submission = tmp_path / "work/results/submission"
+    assert sorted(str(p.relative_to(submission)) for p in submission.rglob("*") if p.is_file()) == [
+        "dev-0/out.tsv",
+        "gonito.yaml",
+        "test-A/out.tsv",
+    ]
+    assert (submission / "test-A/out.tsv").read_bytes() == (gap / "both/blend/test-A/out.tsv").read_bytes()
     manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())
     assert manifest["files"]["test-A/in.tsv.xz"]["lines"] == 70 and "test-A/expected.tsv" not in manifest["files"]
+
+
+def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_config(demo_run, tmp_path):
+    work = demo_run / "work"
+    submission = work / "results/submission"
+    assert sorted(str(p.relative_to(submission)) for p in submission.rglob("*") if p.is_file()) == [
+        "dev-0/out.tsv",
+        "gonito.yaml",
+    ]
+    out = submission / "dev-0/out.tsv"
+    assert out.read_bytes() == (work / "results/gap/both/blend/dev-0/out.tsv").read_bytes()
+    done = subprocess.run(
+        [LMGAP, "score", str(out), str(demo_run / "corpus/dev-0/expected.tsv")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    printed = dict(line.split("\t") for line in done.stdout.splitlines())
+    (blend,) = [row for row in read_table(work, "gap.tsv") if row["model"] == "blend"]
+    assert printed["PerplexityHashed"] == blend["perplexity_hashed"]
+    # gonito.yaml as gonito reads it: the settings of the run, flattened, and the blend's weights.
+    gonito = yaml.safe_load((submission / "gonito.yaml").read_text())
+    config = yaml.safe_load((work / "config.yaml").read_text())
+    params = gonito["params"]
+    assert params["orders"] == config["orders"] == [3, 4, 5]
+    assert params["gap.top_k"] == 100 and params["gap.document.decays"] == [10, 30, 100, 300, 1000, None]
+    assert params["lmplz.prune"] == [] and params["train_split"] == "train" and "corpus.source" not in params
+    weights = json.loads((work / "results/gap/both/blend/dev-0/weights.json").read_text())["weights"]
+    assert {name: params[f"weight.{name}"] for name in weights} == {n: round(w, 6) for n, w in weights.items()}
+    assert set(gonito["tags"]) == {"lmgap", "blend", "kenlm", "n-grams", "document"}
+    assert "orders 3, 4, 5" in gonito["description"] and "dev-0" in gonito["description"]
+    # lmgap submit copies it into a clone of the challenge and says how to send it.
+    clone = tmp_path / "clone"
+    subprocess.run(["cp", "-r", str(demo_run / "corpus"), str(clone)], check=True)
+    done = subprocess.run(
+        [LMGAP, "submit", str(clone), "--submission", str(submission)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert (clone / "dev-0/out.tsv").read_bytes() == out.read_bytes()
+    assert (clone / "gonito.yaml").read_bytes() == (submission / "gonito.yaml").read_bytes()
+    assert "git add gonito.yaml dev-0/out.tsv" in done.stdout
+    # A clone of another version of the corpus is refused, and nothing is copied into it.
+    other = tmp_path / "other"
+    (other / "dev-0").mkdir(parents=True)
+    with lzma.open(other / "dev-0/in.tsv.xz", "wt") as handle:
+        handle.write("a\tb\n")
+    done = subprocess.run(
+        [LMGAP, "submit", str(other), "--submission", str(submission)], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and not (other / "gonito.yaml").exists()
+    assert f"{out} has 600 lines but {other / 'dev-0'}/in.tsv.xz has 1" in done.stderr
+    done = subprocess.run(
+        [LMGAP, "submit", str(tmp_path), "--submission", str(submission)], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "give the folder of a clone of the challenge" in done.stderr

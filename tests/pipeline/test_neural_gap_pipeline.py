@@ -61,11 +61,15 @@ def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap
         ("bert", "neural", "both"),
         ("mine", "neural", "both"),
         ("small", "neural", "both"),
+        ("document", "document", "both"),
+        ("document", "document", "left"),
         ("blend", "blend", "both"),
     ]
     assert rows["o3"]["order"] == "3" and rows["small"]["order"] == rows["blend"]["order"] == ""
-    # The causal models rescore the n-gram's 20 best words; the masked one lists from its vocabulary.
-    assert float(rows["small"]["candidates_per_gap"]) <= 20 and float(rows["mine"]["listed_per_gap"]) <= 20
+    # The causal models rescore the n-gram's 20 best words and up to 10 of the page's (the
+    # document family's best, gap.document.neural_words); the masked one lists from its vocabulary.
+    assert 20 < float(rows["small"]["candidates_per_gap"]) <= 20 + 10
+    assert 20 < float(rows["mine"]["listed_per_gap"]) <= 20 + 10
     assert float(rows["bert"]["listed_per_gap"]) == 100
     assert float(rows["small"]["seconds"]) > 0 and rows["blend"]["seconds"] == ""
     assert [row["model"] for row in read_table(work)] == ["o3", "mine", "small"]
@@ -104,7 +108,7 @@ def test_the_blend_mixes_its_members_lines_with_weights_from_the_other_folds(gap
     gap = root / "work/results/gap"
     record = json.loads((gap / "both/blend/dev-0/weights.json").read_text())
     members = record["members"]
-    assert members == ["both/o3", "both/bert", "both/mine", "both/small", "unigram"]
+    assert members == ["both/o3", "both/bert", "both/mine", "both/small", "both/document", "unigram"]
     member_lines = [(gap / f"{name}/dev-0/out.tsv").read_text().splitlines() for name in members]
     blended = (gap / "both/blend/dev-0/out.tsv").read_text().splitlines()
     assert len(blended) == 100
@@ -136,4 +140,5 @@ def test_fewer_rescored_candidates_rerun_the_rescoring_and_train_nothing(gap_run
     assert ran["gap_neural"] == 2 and ran["gap_blend"] == 1 and ran["gap_table"] == 1
     assert not {"train", "train_neural", "gap_logprobs", "gap_masked", "gap_candidates"} & set(ran)
     rows = rows_by_model(work)
-    assert float(rows["small"]["candidates_per_gap"]) <= 5
+    # Five of the base model's, and up to gap.document.neural_words (10) of the page's.
+    assert 5 < float(rows["small"]["candidates_per_gap"]) <= 5 + 10

@@ -10,7 +10,8 @@ from conftest import demo_corpus, jobs_planned, read_table, run_pipeline
 
 # Jobs that run after any change of the corpus's files or place: the fetch, each split's
 # fingerprint (train and dev-0 here) and what records the corpus.
-FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "provenance": 1}
+# The submission's gonito.yaml is made from the provenance record: it follows it.
+FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "provenance": 1, "gap_submission": 1}
 # What every table depends on; rewritten whenever a model or a scored split changes.
 TABLES = {
     "perplexity_table": 1,
@@ -20,6 +21,7 @@ TABLES = {
     "plots": 1,
     "gap_table": 1,
     "provenance": 1,
+    "gap_submission": 1,
 }
 
 
@@ -89,8 +91,8 @@ def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_r
     lines = (corpus / "dev-0/expected.tsv").read_text().splitlines()
     (corpus / "dev-0/expected.tsv").write_text("\n".join(["changed", *lines[1:]]) + "\n")
     jobs, _ = rerun(work, config)
-    # dev-0's text, years, scores and gap predictions: twice two contexts, the baseline and the
-    # blend of both models and the baseline.
+    # dev-0's text, years, scores and gap predictions: twice two contexts, the document family's
+    # two, the baseline and the blend of both models, the document family and the baseline.
     dev0 = {
         "rebuild_text": 1,
         "document_years": 1,
@@ -98,9 +100,10 @@ def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_r
         "gap_candidates": 1,
         "gap_logprobs": 2,
         "gap_predictions": 4,
+        "gap_document": 2,
         "gap_unigram": 1,
         "gap_blend": 1,
-        "gap_evaluate": 6,
+        "gap_evaluate": 8,
     }
     assert jobs == {**FETCH, **TABLES, **dev0}
     shutil.copytree(corpus / "dev-0", corpus / "dev-1")
@@ -176,7 +179,9 @@ def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_a
     # Asked to, the fetch takes the newest commit and the run redoes what the new bytes change.
     jobs, _ = rerun(tmp_path / "work", config, "--forcerun", "fetch_corpus")
     tables = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
-    assert jobs == {**FETCH, **tables, "rebuild_text": 1, "document_years": 1, "query": 1}
+    # Without the gap task there is no submission to follow the record.
+    fetch = {rule: count for rule, count in FETCH.items() if rule != "gap_submission"}
+    assert jobs == {**fetch, **tables, "rebuild_text": 1, "document_years": 1, "query": 1}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     provenance = yaml.safe_load((tmp_path / "work/results/provenance.json").read_text())
     assert provenance["corpus"]["commit"] == head != first

@@ -184,7 +184,7 @@ def test_an_order_above_six_rebuilds_kenlm_and_keeps_the_models_trained(three_sp
     printed = hand_recipe.run(three_splits, tools, 7, tmp_path, ["--discount_fallback"])
     assert table_numbers(rows["7"]) == printed_numbers(printed)
     # The gap predictor loads the 7-gram with a kenlm module built for it.
-    assert {row["model"] for row in read_table(work, "gap.tsv")} == {"unigram", "o3", "o7", "blend"}
+    assert {row["model"] for row in read_table(work, "gap.tsv")} == {"unigram", "o3", "o7", "document", "blend"}
     # The provenance record names each build's tools by their checksums.
     record = json.loads((work / "results/provenance.json").read_text())
     for max_order in (6, 7):

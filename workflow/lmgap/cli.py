@@ -1,10 +1,12 @@
-"""The `lmgap` command: `lmgap score OUT_TSV EXPECTED_TSV [--bits N]`."""
+"""The `lmgap` command: `lmgap score OUT_TSV EXPECTED_TSV [--bits N]` and `lmgap submit CLONE`."""
 
 import argparse
+import shlex
 import sys
 
 from .errors import LmgapError
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
+from .gap.gonito import copy_into
 
 
 def score(args):
@@ -14,6 +16,14 @@ def score(args):
         print(f"lmgap score: warning: {warning}", file=sys.stderr)
     for name, value in metrics.items():
         print(f"{name}\t{value!r}")
+
+
+def submit(args):
+    files = copy_into(args.submission, args.clone)
+    print(f"copied {', '.join(map(str, files))} into {args.clone}; to send them:")
+    clone = shlex.quote(str(args.clone))
+    print(f"  cd {clone} && git add {' '.join(shlex.quote(str(path)) for path in files)}")
+    print('  git commit -m "lmgap blend" && git push  # to your branch of the challenge at gonito.net')
 
 
 def main(argv=None):
@@ -31,16 +41,27 @@ def main(argv=None):
     scorer.add_argument(
         "--bits", type=int, default=DEFAULT_BITS, help=f"2^bits hash buckets (GEval's default: {DEFAULT_BITS})"
     )
+    submitter = commands.add_parser(
+        "submit",
+        help="copy the pipeline's submission into a clone of the challenge",
+        description="Copy results/submission/ (the blend's out.tsv of every predicted split and "
+        "gonito.yaml) into CLONE, a git clone of the challenge, after checking that each out.tsv has "
+        "a line per line of the clone's in.tsv.xz; then print the git commands that send it.",
+    )
+    submitter.add_argument("clone", metavar="CLONE")
+    submitter.add_argument(
+        "--submission", default="results/submission", help="the submission folder (default: results/submission)"
+    )
     args = parser.parse_args(argv)
-    if not 1 <= args.bits <= 24:
+    if args.command == "score" and not 1 <= args.bits <= 24:
         parser.error("--bits must be between 1 and 24")
     try:
-        score(args)
+        {"score": score, "submit": submit}[args.command](args)
     except LmgapError as err:
-        print(f"lmgap score: {err}", file=sys.stderr)
+        print(f"lmgap {args.command}: {err}", file=sys.stderr)
         return 2
     except OSError as err:
-        print(f"lmgap score: cannot read {err.filename}: {err.strerror}", file=sys.stderr)
+        print(f"lmgap {args.command}: cannot use {err.filename}: {err.strerror}", file=sys.stderr)
         return 2
     return 0
 

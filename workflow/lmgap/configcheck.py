@@ -224,7 +224,7 @@ PATTERNS = {
     "bin_dir": "give a folder's path without control characters",
     "temp_dir": "give a folder's path without control characters",
     "neural": "name the model with lower-case letters, digits, - and _, starting with a letter (not o "
-    "and a digit, blend or unigram, the names of other rows)",
+    "and a digit, blend, document or unigram, the names of other rows)",
 }
 
 

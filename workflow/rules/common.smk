@@ -72,7 +72,7 @@ wildcard_constraints:
     max_order=r"\d+",
     order=r"\d+",
     fraction=r"0\.[0-9]*[1-9]",
-    system=r"(both|left)/o\d+(-[a-z0-9.]+)*|both/[a-z][a-z0-9_-]*|unigram",
+    system=r"(both|left)/(o\d+(-[a-z0-9.]+)*|document)|both/[a-z][a-z0-9_-]*|unigram",
 
 
 def fingerprints_of(*splits):

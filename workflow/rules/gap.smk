@@ -1,6 +1,8 @@
-# The gap table reads the scores' small files: on a cluster it runs where Snakemake was started.
+# The gap table reads the scores' small files and the submission copies a few: on a cluster they
+# run where Snakemake was started.
 localrules:
     gap_table,
+    gap_submission,
 
 
 rule gap_heldout:
@@ -128,6 +130,36 @@ rule gap_unigram:
         "../scripts/gap_unigram.py"
 
 
+# The document family: each gap's word from the words of its own contexts (lmgap.gap.document).
+rule gap_document:
+    input:
+        heldout=rules.gap_heldout.output.heldout,
+        gap_words=rules.gap_heldout.output.gap_words,
+        fingerprint=model_and_split_fingerprints,
+    output:
+        out="results/gap/{context}/document/{split}/out.tsv",
+        fit="results/gap/{context}/document/{split}/fit.json",
+        stats="results/gap/stats/{context}/document/{split}.json",
+    log:
+        "logs/gap_document/{context}/{split}.log",
+    benchmark:
+        "results/benchmarks/gap_document/{context}/{split}.tsv"
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=1000,
+        cpus=1,
+        cpus_per_task=1,
+        runtime=30,
+    params:
+        code=script_code("gap_document"),
+        decays=GAP["document"]["decays"],
+        rarity=GAP["document"]["rarity"],
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_document.py"
+
+
 rule gap_evaluate:
     input:
         out=SYSTEM_OUT,
@@ -153,9 +185,10 @@ rule gap_evaluate:
 
 
 # A causal neural model (neural: in config.yaml) rescores the best words of the n-gram's
-# prediction for each gap (lmgap.neural.rescore).
+# prediction for each gap, and of the document family's (lmgap.neural.rescore).
 rule gap_neural:
     input:
+        **document_line_for_rescoring(),
         model=neural_model_folder,
         base=lambda wildcards: rules.gap_predictions.output.out.format(
             context="both", model=rescoring_base(), split=wildcards.split
@@ -184,6 +217,7 @@ rule gap_neural:
         folder=lambda wildcards: neural_model_dir(wildcards.neural),
         max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
         candidates=GAP["neural_candidates"],
+        document_words=GAP["document"]["neural_words"],
         right_tokens=GAP["right_tokens"],
         top_k=GAP["top_k"],
     script:
@@ -253,6 +287,32 @@ rule gap_blend:
         "../scripts/gap_blend.py"
 
 
+# The blend's predictions and a gonito.yaml, ready for `lmgap submit CLONE` to copy into a clone
+# of the challenge (lmgap.gap.gonito).
+rule gap_submission:
+    input:
+        outs=expand(SYSTEM_OUT, system="both/blend", split=GAP_SPLITS),
+        weights=expand(rules.gap_blend.output.weights, split=config["eval_splits"][0]),
+        provenance=rules.provenance.output.provenance,
+    output:
+        outs=expand("results/submission/{split}/out.tsv", split=GAP_SPLITS),
+        gonito="results/submission/gonito.yaml",
+    log:
+        "logs/gap_submission/gap_submission.log",
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        mem_mb=500,
+        cpus=1,
+        cpus_per_task=1,
+        runtime=10,
+    params:
+        code=script_code("gap_submission"),
+        splits=GAP_SPLITS,
+    script:
+        "../scripts/gap_submission.py"
+
+
 rule gap_table:
     input:
         metrics=expand(
@@ -277,6 +337,7 @@ rule gap_table:
                 for name in [
                     *GAP_MODELS,
                     *gap_neural_models(),
+                    *(["document"] if document_systems("both") else []),
                     *(["blend"] if blend_wanted() else []),
                 ]
             ],

@@ -50,13 +50,20 @@ def gap_candidates_of(wildcards):
 
 
 def system_family(system):
-    """ngram, neural, blend or baseline: what made a system's predictions."""
+    """ngram, neural, document, blend or baseline: what made a system's predictions."""
     if system == "unigram":
         return "baseline"
     name = system.split("/")[1]
-    if name == "blend":
-        return "blend"
+    if name in ("blend", "document"):
+        return name
     return "neural" if name in NEURAL else "ngram"
+
+
+def document_systems(*contexts):
+    """The document family's systems with these contexts, when it is enabled."""
+    if not GAP["document"]["enabled"]:
+        return []
+    return [f"{context}/document" for context in contexts]
 
 
 def gap_neural_models():
@@ -70,10 +77,12 @@ def gap_neural_models():
 
 
 def blend_members():
-    """Every system the blend mixes: each n-gram and neural model with both contexts, and the
-    context-free baseline."""
-    return [f"both/{name}" for name in [*GAP_MODELS, *gap_neural_models()]] + [
-        "unigram"
+    """Every system the blend mixes: each n-gram and neural model and the document family with
+    both contexts, and the context-free baseline."""
+    return [
+        *(f"both/{name}" for name in [*GAP_MODELS, *gap_neural_models()]),
+        *document_systems("both"),
+        "unigram",
     ]
 
 
@@ -92,11 +101,12 @@ def blend_fit_lines(wildcards):
 
 
 def gap_systems():
-    """Every scored prediction: each n-gram with both contexts and with the left alone, each
-    neural model, the blend, and the baseline."""
+    """Every scored prediction: each n-gram and the document family with both contexts and with
+    the left alone, each neural model, the blend, and the baseline."""
     return [
         *(f"{context}/{model}" for model in GAP_MODELS for context in ("both", "left")),
         *(f"both/{name}" for name in gap_neural_models()),
+        *document_systems("both", "left"),
         *(["both/blend"] if blend_wanted() else []),
         "unigram",
     ]
@@ -120,13 +130,18 @@ def gap_table_systems():
 
 def gap_timings():
     """(system, split, benchmark file) of every system whose scoring is timed: the n-grams'
-    candidate scoring (both contexts at once) and the neural models' jobs."""
+    candidate scoring (both contexts at once), the document family's and the neural models' jobs.
+    """
     timed = []
     for system in gap_systems():
         family, name = system_family(system), system.split("/")[-1]
         for split in config["eval_splits"]:
             if family == "ngram":
                 path = rules.gap_logprobs.benchmark.format(model=name, split=split)
+            elif family == "document":
+                path = rules.gap_document.benchmark.format(
+                    context=system.split("/")[0], split=split
+                )
             elif family == "neural":
                 producer = (
                     rules.gap_masked
@@ -149,6 +164,18 @@ def rescoring_base():
         GAP_MODELS,
         key=lambda name: (not any(MODELS[name]["prune"]), MODELS[name]["order"]),
     )
+
+
+def document_line_for_rescoring():
+    """{"document": the document family's both-context out.tsv} when the causal models rescore
+    its words too, else nothing."""
+    if not document_systems("both") or not GAP["document"]["neural_words"]:
+        return {}
+    return {
+        "document": lambda wildcards: SYSTEM_OUT.format(
+            system="both/document", split=wildcards.split
+        )
+    }
 
 
 def exactly(names):

@@ -19,11 +19,13 @@ def main(log):
     write_rescored(
         rescorer,
         split_dir(snakemake),
-        snakemake.input.base,
-        snakemake.params.candidates,
-        snakemake.params.top_k,
-        snakemake.output.out,
-        snakemake.output.stats,
+        {"base": snakemake.input.base, "document": snakemake.input.get("document")},
+        {
+            "candidates": snakemake.params.candidates,
+            "document_words": snakemake.params.document_words,
+            "top_k": snakemake.params.top_k,
+        },
+        snakemake.output,
         log,
     )
 

@@ -3,13 +3,15 @@
 A gap's candidates are the words the training text shows after its last two left words
 (`after2`) and its last left word (`after1`), before its first two right words (`before2`) and its
 first right word (`before1`), between its nearest left and right word (`between`), each source's
-most frequent `per_context` words, plus the `frequent` most frequent words overall. Lines are
+most frequent `per_context` words, plus the `frequent` most frequent words overall, plus every
+word of the gap's own left and right contexts (`document_left`, `document_right`: a page repeats
+its names and topic words, which the training text may never show). Lines are
 padded with two `<s>` and two `</s>`, as KenLM sees them, so a gap at the start or end of a line
 has contexts too. Only the contexts some gap asks about are counted: memory follows their
 continuations, not the whole n-gram table.
 
 Each candidate carries a bit per source that proposed it; the left-context ablation keeps the
-candidates of the left sources and the frequent words.
+candidates of the left sources (its document's left context among them) and the frequent words.
 """
 
 import time
@@ -168,24 +170,34 @@ class ContextIndex:
         order = np.lexsort((np.arange(len(self.unigram)), -self.unigram))
         return np.array([w for w in order[: count + 2] if w > 1 and self.unigram[w] > 0][:count], dtype=np.int64)
 
-    def candidates(self, gaps, per_context, frequent):
+    def document_words(self, left, right):
+        """(left ids, right ids): the distinct words of a gap's contexts (lists of bytes)."""
+        return tuple(np.unique(self._ids(words)) for words in (left, right))
+
+    def candidates(self, gaps, per_context, frequent, documents):
         """(offsets, word ids, source flags) of the candidates of the given gap indices (into the
-        gaps the index was built for). Words that are not valid UTF-8 cannot be written to out.tsv
-        (GEval reads UTF-8) and are left out."""
+        gaps the index was built for); documents: the document_words of each of those gaps. Words
+        that are not valid UTF-8 cannot be written to out.tsv (GEval reads UTF-8) and are left
+        out, as are the padding tokens."""
         tops = self.top(per_context)
         common = self.frequent(frequent)
         words = list(self.vocab)
-        proposed = np.unique(np.concatenate([common, *(found for _, found in tops.values())]))
+        in_documents = [ids for pair in documents for ids in pair]
+        proposed = np.unique(np.concatenate([common, *(found for _, found in tops.values()), *in_documents]))
         valid = np.zeros(len(words), dtype=bool)
         valid[proposed] = [_is_utf8(words[w]) for w in proposed.tolist()]
+        valid[[0, 1]] = False
         offsets, ids, flags = [0], [], []
-        for gap in gaps:
+        for gap, document in zip(gaps, documents):
             parts, bits = [common], [np.full(len(common), FLAG["frequent"])]
             for name in CONTEXT_SOURCES:
                 starts, found = tops[name]
                 key = self.gap_key[name][gap]
                 parts.append(found[starts[key] : starts[key + 1]])
                 bits.append(np.full(len(parts[-1]), FLAG[name]))
+            for name, found in zip(("document_left", "document_right"), document):
+                parts.append(found)
+                bits.append(np.full(len(found), FLAG[name]))
             every, every_bit = np.concatenate(parts), np.concatenate(bits)
             every, every_bit = every[valid[every]], every_bit[valid[every]]
             order = np.argsort(every, kind="stable")
@@ -264,12 +276,14 @@ class CandidateSets:
             return cls(words, data["offsets"], data["ids"], data["flags"])
 
 
-def build_candidates(text_path, contexts, skip_lines, per_context, frequent):
-    """CandidateSets of gaps (their context_words) from a rebuilt training text, without
-    counting the lines in skip_lines."""
-    index = ContextIndex(contexts)
+def build_candidates(text_path, gaps, skip_lines, per_context, frequent):
+    """CandidateSets of gaps (their left and right contexts, bytes) from a rebuilt training text,
+    without counting the lines in skip_lines. The contexts are split one gap at a time: a list
+    of every gap's words would cost ten times their text."""
+    index = ContextIndex([context_words(left.split(), right.split()) for left, right in gaps])
+    documents = [index.document_words(left.split(), right.split()) for left, right in gaps]
     count_text(index, text_path, skip_lines)
-    offsets, ids, flags = index.candidates(range(len(contexts)), per_context, frequent)
+    offsets, ids, flags = index.candidates(range(len(gaps)), per_context, frequent, documents)
     return CandidateSets(list(index.vocab), offsets, ids, flags)
 
 
@@ -277,13 +291,13 @@ def write_candidates(text_path, split_dir, heldout_path, per_context, frequent, 
     """One pass over the training text: the split's candidate sets, and how often the held-out
     training gaps' words are among theirs (coverage.py), which sets p0."""
     started = time.monotonic()
-    gaps = [context_words(left.split(), right.split()) for left, right in read_gaps(split_dir)]
+    gaps = read_gaps(split_dir)
     heldout = read_heldout(heldout_path)
-    contexts = gaps + [context_words(left.split(), right.split()) for _, _, left, right in heldout]
-    found = build_candidates(text_path, contexts, {number for number, _, _, _ in heldout}, per_context, frequent)
+    every = gaps + [(left, right) for _, _, left, right in heldout]
+    found = build_candidates(text_path, every, {number for number, _, _, _ in heldout}, per_context, frequent)
     split = found.subset(range(len(gaps)))
     split.save(out_path)
-    table = measure(found.subset(range(len(gaps), len(contexts))), [word for _, word, _, _ in heldout])
+    table = measure(found.subset(range(len(gaps), len(every))), [word for _, word, _, _ in heldout])
     write_json({"per_context": per_context, "frequent": frequent, "coverage": table}, coverage_path)
     log.write(
         f"{len(gaps)} gaps, {len(split.ids) / max(len(gaps), 1):.1f} candidates per gap; "

@@ -43,9 +43,9 @@ def summary(counts, listed, p0s):
     }
 
 
-def write_out(rows, out_path, stats_path):
-    """Write an out.tsv, one line per row (line, words weighed, words listed, p0), and its summary;
-    return the words weighed per gap."""
+def write_out(rows, out_path, stats_path, p0_method=None):
+    """Write an out.tsv, one line per row (line, words weighed, words listed, p0), and its summary
+    (with how p0 was set, when the family says it itself); return the words weighed per gap."""
     counts, listed_counts, p0s = [], [], []
     with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
         for line, count, listed, p0 in rows:
@@ -53,5 +53,6 @@ def write_out(rows, out_path, stats_path):
             counts.append(count)
             listed_counts.append(listed)
             p0s.append(p0)
-    write_json(summary(counts, listed_counts, p0s), stats_path)
+    described = {"p0_method": p0_method} if p0_method else {}
+    write_json({**summary(counts, listed_counts, p0s), **described}, stats_path)
     return counts

@@ -3,12 +3,14 @@
 import numpy as np
 
 CONTEXT_SOURCES = ("after2", "after1", "before2", "before1", "between")
-SOURCES = (*CONTEXT_SOURCES, "frequent")
+# The words of the gap's own document: its left context and its right context.
+DOCUMENT_SOURCES = ("document_left", "document_right")
+SOURCES = (*CONTEXT_SOURCES, "frequent", *DOCUMENT_SOURCES)
 FLAG = {name: np.uint8(1 << bit) for bit, name in enumerate(SOURCES)}
 # The contexts a variant predicts from, and the sources that show its evidence is specific.
 VARIANTS = {
     "both": {"sources": SOURCES, "strong": ("after2", "before2", "between")},
-    "left": {"sources": ("after2", "after1", "frequent"), "strong": ("after2", "after1")},
+    "left": {"sources": ("after2", "after1", "frequent", "document_left"), "strong": ("after2", "after1")},
 }
 
 

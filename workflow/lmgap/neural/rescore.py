@@ -1,4 +1,5 @@
-"""A causal model's gap predictions: it rescores the n-gram's most probable words for each gap.
+"""A causal model's gap predictions: it rescores the n-gram's most probable words for each gap,
+and the document family's (the gap's own page's words).
 
 For a gap with left context L and right context R, each candidate w gets
 log P(w r_1 .. r_k | L), r_1 .. r_k the first `right_tokens` subword tokens of R (the
@@ -113,26 +114,44 @@ def normalised_scores(scores):
     return weights / weights.sum()
 
 
-def write_rescored(rescorer, split_dir, base_out, candidates, top_k, out_path, stats_path, log):
-    """out.tsv of a causal model on a split: the base prediction's `candidates` most probable
-    words of each gap rescored, with the mass the base gave them."""
+def rescored_words(base_line, count, document_line=None, document_count=0):
+    """The words a causal model rescores for a gap: the base prediction's `count` most probable,
+    then the document family's `document_count` most probable that those lack (a page's own
+    words, which the n-gram may not know); and the mass the base line gives them (a word it does
+    not list brings none)."""
+    words, mass = base_candidates(base_line, count)
+    if document_line is None or not document_count:
+        return words, mass
+    chosen = set(words)
+    extra = [word for word in base_candidates(document_line, count + document_count)[0] if word not in chosen]
+    listed = {word: value for word, value in parse_line(base_line) if word is not None}
+    extra = extra[:document_count]
+    return words + extra, mass + math.fsum(listed.get(word, 0.0) for word in extra)
+
+
+def write_rescored(rescorer, split_dir, inputs, settings, outputs, log):
+    """out.tsv of a causal model on a split (outputs: out, stats): the words rescored_words picks
+    from the base prediction's line and the document family's (inputs: base, and document or
+    None), with the mass the base gave them. settings: candidates, document_words, top_k."""
     started = time.monotonic()
-    gaps, base = read_gaps(split_dir), read_lines(base_out)
-    if len(gaps) != len(base):
-        raise LmgapError(
-            f"{base_out} has {len(base):,} lines but {split_dir}/in.tsv.xz has {len(gaps):,}; delete "
-            f"{base_out} and rerun, so that the n-gram predicts the split as it is now"
-        )
+    gaps, base = read_gaps(split_dir), read_lines(inputs["base"])
+    documents = read_lines(inputs["document"]) if inputs.get("document") else [None] * len(base)
+    for path, lines in ((inputs["base"], base), (inputs.get("document"), documents)):
+        if len(gaps) != len(lines):
+            raise LmgapError(
+                f"{path} has {len(lines):,} lines but {split_dir}/in.tsv.xz has {len(gaps):,}; delete "
+                f"{path} and rerun, so that it predicts the split as it is now"
+            )
 
     def rows():
-        for (left, right), line in zip(gaps, base):
-            words, mass = base_candidates(line, candidates)
+        for (left, right), line, document in zip(gaps, base, documents):
+            words, mass = rescored_words(line, settings["candidates"], document, settings["document_words"])
             if words:
                 scores = rescorer.score(left.decode("utf-8", "replace"), words, right.decode("utf-8", "replace"))
-                text, listed, p0 = format_line(words, normalised_scores(scores), top_k, mass)
+                text, listed, p0 = format_line(words, normalised_scores(scores), settings["top_k"], mass)
                 yield text, len(words), listed, p0
             else:
                 yield ":1", 0, 0, 1.0
 
-    counts = write_out(rows(), out_path, stats_path)
+    counts = write_out(rows(), outputs.out, outputs.stats)
     log.write(f"rescored {sum(counts):,} candidates of {len(counts):,} gaps in {time.monotonic() - started:.1f} s\n")

@@ -16,10 +16,11 @@ from .markdown import definition_lines, definitions_rst, markdown_table
 # Markdown note, the report's caption and docs/gap-task.md's table are made from it.
 DEFINITIONS = {
     "split": "the split scored",
-    "model": "the model predicting, `blend` (the mixture of every other system) or `unigram`, the "
-    "context-free baseline",
+    "model": "the model predicting, `document` (the words of the gap's own page), `blend` (the "
+    "mixture of the both-context systems) or `unigram`, the context-free baseline",
     "family": "the prediction's family: `ngram` (KenLM), `neural` (a causal model rescoring the "
-    "n-gram's most probable words, or a masked model), `blend` or `baseline`",
+    "n-gram's most probable words, or a masked model), `document` (a cache of the gap's own "
+    "contexts), `blend` or `baseline`",
     "order": "the model's n-gram order (empty for the other families)",
     "context": "the context the prediction reads: `both` (the submission in `results/gap/both/`), "
     "`left` (the ablation) or `none`",
@@ -37,15 +38,15 @@ DEFINITIONS = {
     "listed_per_gap": "the words listed per out.tsv line, on average (`gap.top_k` at most; the "
     "blend lists every word its members list)",
     "p0_mean": "the mean rest mass p0 a line leaves to unlisted words",
-    "p0_method": "the p0 method: how the rest mass was set (the n-grams' from held-out training gaps, never from "
-    "the scored split)",
+    "p0_method": "the p0 method: how the rest mass was set (the n-grams' and the document family's from "
+    "held-out training gaps, never from the scored split)",
     "seconds": "the wall time in seconds of the job that scored the candidates (an n-gram's both "
-    "contexts at once) or made a neural model's predictions; empty for the blend and the baseline "
-    "(varies between runs)",
+    "contexts at once) or made a neural model's or the document family's predictions; empty for "
+    "the blend and the baseline (varies between runs)",
 }
 COLUMNS = list(DEFINITIONS)
 CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
-FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "blend": 3}
+FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "document": 3, "blend": 4}
 SHOWN = [
     ("PerplexityHashed", "perplexity_hashed"),
     ("LikelihoodHashed", "likelihood_hashed"),
@@ -106,7 +107,8 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
         "candidate_recall": evaluated["candidate_recall"],
         "listed_per_gap": stats["listed_per_gap"],
         "p0_mean": stats["p0_mean"],
-        "p0_method": p0_method,
+        # A family that sets p0 by a fit of its own says how in its summary.
+        "p0_method": stats.get("p0_method", p0_method),
         "seconds": seconds,
     }
 
@@ -191,6 +193,7 @@ def write_gap_tables(rows, top_k, tsv_path, md_path, blends=()):
 def p0_method(system, coverage, base):
     """How a system's rest mass was set; coverage: the split's candidate coverage table."""
     return {
+        "document": None,
         "ngram": describe(coverage),
         "baseline": UNIGRAM_METHOD,
         "blend": BLEND_METHOD,

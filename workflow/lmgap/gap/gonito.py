@@ -1,0 +1,114 @@
+"""A submission ready to send: the blend's out.tsv of every predicted split and a gonito.yaml
+saying what made them, as gonito reads it (description, tags, params, links), and the copy of
+both into a clone of the challenge (`lmgap submit`)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import yaml
+
+from ..atomic import atomic_open, atomic_path
+from ..corpus.rebuild import read_contexts
+from ..errors import LmgapError
+
+YAML = "gonito.yaml"
+# Settings of the provenance record's experiment that say nothing of the submission: where the
+# corpus was read from (a path of this machine) and the bootstrap behind the comparison table.
+NOT_PARAMS = ("corpus.source", "comparison")
+
+
+def flat(settings, prefix=""):
+    """{dotted key: value} of nested settings; lists stay values (gonito writes each as YAML)."""
+    out = {}
+    for key, value in settings.items():
+        name = f"{prefix}{key}"
+        if any(name == skip or name.startswith(skip + ".") for skip in NOT_PARAMS):
+            continue
+        if isinstance(value, dict) and value:
+            out.update(flat(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def describe(provenance, weights):
+    """(description, tags) of the blend: its members and what made them."""
+    experiment, lmgap = provenance["experiment"], provenance["lmgap"]
+    members = list(weights["weights"])
+    families = []
+    if any(member.split("/")[-1].startswith("o") for member in members):
+        families.append(f"KenLM n-grams of orders {', '.join(map(str, experiment['orders']))}")
+    neural = sorted(experiment.get("neural") or {})
+    if neural:
+        families.append(f"neural models ({', '.join(neural)})")
+    if "both/document" in members:
+        families.append("the words of each gap's own page (a cache)")
+    families.append("the context-free gap-word unigram")
+    commit = f" at git commit {lmgap['commit'][:12]}" if lmgap.get("commit") else ""
+    description = (
+        f"Blend of {'; '.join(families)}; weights by EM on {experiment['eval_splits'][0]}'s gaps, "
+        f"cross-fitted (lmgap {lmgap['version']}{commit})"
+    )
+    tags = ["lmgap", "blend", "kenlm", "n-grams"]
+    if neural:
+        tags.append("neural-network")
+    if "both/document" in members:
+        tags.append("document")
+    return description, tags
+
+
+def write_submission(outs, weights_path, provenance_path, out_folder):
+    """Copy each split's out.tsv (outs: {split: path}) to out_folder/{split}/out.tsv and write
+    out_folder/gonito.yaml, its params the provenance record's settings and the blend's weights."""
+    with open(provenance_path) as handle:
+        provenance = json.load(handle)
+    with open(weights_path) as handle:
+        weights = json.load(handle)
+    description, tags = describe(provenance, weights)
+    params = flat(provenance["experiment"])
+    params.update({f"weight.{name}": round(value, 6) for name, value in weights["weights"].items()})
+    params["lmgap.version"] = provenance["lmgap"]["version"]
+    params["lmgap.code"] = provenance["lmgap"]["code"]
+    if provenance["lmgap"].get("commit"):
+        params["lmgap.commit"] = provenance["lmgap"]["commit"]
+    for split, path in outs.items():
+        with atomic_path(Path(out_folder) / split / "out.tsv") as tmp:
+            shutil.copyfile(path, tmp)
+    with atomic_open(Path(out_folder) / YAML) as handle:
+        yaml.safe_dump({"description": description, "tags": tags, "params": params}, handle, sort_keys=False)
+
+
+def submission_files(folder):
+    """[(relative path)] of a submission folder: gonito.yaml and every split's out.tsv."""
+    folder = Path(folder)
+    if not (folder / YAML).is_file():
+        raise LmgapError(f"{folder} holds no {YAML}: run the pipeline first (snakemake --cores 8) to write it")
+    return [Path(YAML), *sorted(path.relative_to(folder) for path in folder.glob("*/out.tsv"))]
+
+
+def copy_into(folder, clone):
+    """Copy a submission into a clone of the challenge, after checking that every out.tsv has a
+    line per line of the clone's in.tsv.xz of its split; returns the files copied."""
+    folder, clone = Path(folder), Path(clone)
+    files = submission_files(folder)
+    for relative in files[1:]:
+        split = relative.parent
+        if not (clone / split / "in.tsv.xz").is_file():
+            raise LmgapError(
+                f"{clone} has no {split}/in.tsv.xz: give the folder of a clone of the challenge "
+                f"(git clone git://gonito.net/challenging-america-word-gap-prediction)"
+            )
+        with open(folder / relative, "rb") as handle:
+            lines = sum(1 for _ in handle)
+        expected = sum(len(block) for block in read_contexts(clone / split))
+        if lines != expected:
+            raise LmgapError(
+                f"{folder / relative} has {lines:,} lines but {clone / split}/in.tsv.xz has {expected:,}: "
+                "the submission was made on another version of the corpus; point corpus.source at this "
+                "clone and rerun the pipeline"
+            )
+    for relative in files:
+        with atomic_path(clone / relative) as tmp:
+            shutil.copyfile(folder / relative, tmp)
+    return files

@@ -1,0 +1,26 @@
+"""Entry point of rule gap_document."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.gap.document import write_document_predictions
+from lmgap.scriptio import run, split_dir
+
+run(
+    snakemake,
+    lambda log: write_document_predictions(
+        split_dir(snakemake),
+        snakemake.input.heldout,
+        snakemake.input.gap_words,
+        {
+            "variant": snakemake.wildcards.context,
+            "decays": snakemake.params.decays,
+            "rarity": snakemake.params.rarity,
+            "top_k": snakemake.params.top_k,
+        },
+        snakemake.output,
+        log,
+    ),
+)

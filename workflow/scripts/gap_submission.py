@@ -1,0 +1,19 @@
+"""Entry point of rule gap_submission."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
+
+from lmgap.gap.gonito import write_submission
+from lmgap.scriptio import run
+
+run(
+    snakemake,
+    lambda log: write_submission(
+        dict(zip(snakemake.params.splits, snakemake.input.outs)),
+        snakemake.input.weights[0],
+        snakemake.input.provenance,
+        Path(snakemake.output.gonito).parent,
+    ),
+)
