@@ -72,6 +72,14 @@ class Page:
         self.tokens = len(tokens)
         self.pairs = self._pairs(len(before), len(after))
         self.listable = np.array([word != NOT_TEXT for word in self.words], dtype=bool)
+        self._gap_counts = None
+
+    def gap_counts(self, counts):
+        """Each distinct word's count among the training gap words (counts: {word: count}, the same
+        at every call), looked up once per page: the fit asks for it under every setting it tries."""
+        if self._gap_counts is None:
+            self._gap_counts = np.array([counts.get(word, 0) for word in self.words], dtype=np.float64)
+        return self._gap_counts
 
     def _pairs(self, gap, after):
         """Per distinct word, its occurrences after the word left of the gap and before the word
@@ -93,11 +101,10 @@ class Page:
 
 
 def _distinct(tokens):
-    """(distinct words, each token's index among them)."""
-    if not tokens:
-        return [], np.zeros(0, dtype=int)
-    words, inverse = np.unique(np.array(tokens, dtype=object), return_inverse=True)
-    return words.tolist(), inverse
+    """(distinct words in sorted order, each token's index among them)."""
+    words = sorted(set(tokens))
+    index = {word: number for number, word in enumerate(words)}
+    return words, np.array([index[token] for token in tokens], dtype=np.int64)
 
 
 class DocumentModel:
@@ -113,8 +120,7 @@ class DocumentModel:
         nearness = np.ones_like(page.distances) if decay is None else np.exp(-page.distances / decay)
         weights = np.bincount(page.inverse, weights=nearness, minlength=len(page.words)).astype(float)
         if rarity:
-            counts = np.array([self.gap_counts.get(word, 0) for word in page.words], dtype=np.float64)
-            weights *= (1.0 + counts) ** -rarity
+            weights *= (1.0 + page.gap_counts(self.gap_counts)) ** -rarity
         weights *= page.listable
         paired = page.pairs * page.listable
         if not weights.sum():
