@@ -3,11 +3,13 @@
     .venv/bin/python benchmarks/gap.py speed --words 10000000 --orders 5
     .venv/bin/python benchmarks/gap.py speed --words 10000000 --orders 3 4 5   # the quality table
     .venv/bin/python benchmarks/gap.py growth --words 1000000 4000000 16000000 64000000
+    .venv/bin/python benchmarks/gap.py speed --corpus /tmp/vim --orders 3 5    # real_english.py's
 
 speed: a clean pipeline run with the gap task off (models, perplexity tables), then the same
 folder with it on, so that the second run's wall time is the gap task alone, candidate index
-included; dev-0 has the real corpus's 10,519 lines (3.08M words). Prints that wall time, each gap
-job's wall and CPU seconds and peak memory, and the gap table.
+included; dev-0 has the real corpus's 10,519 lines (3.08M words), or the corpus --corpus names. Prints
+that wall time, each gap job's wall and CPU seconds and peak memory, the blend's weights, the gap
+table and the run's folder (kept, so that another commit's gap task can be run on its models).
 
 growth: the candidate pass alone (rule gap_candidates, with its held-out set and the rebuilt
 training text) on corpora of each size; prints its peak resident memory against the size of the
@@ -65,16 +67,19 @@ def benchmark_rows(folder, rule):
 
 
 def speed(args, bin_dir):
-    corpus = corpus_for(args.work, args.words, args.seed)
-    folder = Path(args.work) / f"gap-speed-{args.words}-{time.strftime('%Y%m%dT%H%M%S')}"
+    corpus = Path(args.corpus).resolve() if args.corpus else corpus_for(args.work, args.words, args.seed)
+    folder = Path(args.work) / f"gap-speed-{corpus.name}-{time.strftime('%Y%m%dT%H%M%S')}"
     config = {"corpus": {"source": str(corpus)}, "orders": args.orders, "kenlm": {"bin_dir": str(bin_dir)}}
     models = run(folder, {**config, "gap": {"enabled": False}})
     gap = run(folder, config)
-    report = {"machine": machine(), "words": args.words, "orders": args.orders, "models_run": models, "gap_run": gap}
-    for rule in ("gap_candidates", "gap_logprobs"):
+    report = {"machine": machine(), "corpus": str(corpus), "orders": args.orders, "models_run": models, "gap_run": gap}
+    for rule in ("gap_candidates", "gap_logprobs", "gap_predictions", "gap_document"):
         report[rule] = benchmark_rows(folder, rule)
+    weights = json.loads((folder / "results/gap/both/blend/dev-0/weights.json").read_text())
+    report["blend_weights"] = weights["weights"]
     print(json.dumps(report, indent=1))
     print((folder / "results/tables/gap.md").read_text())
+    print(f"the run's folder: {folder}")
 
 
 def growth(args, bin_dir):
@@ -114,13 +119,16 @@ def add_run_arguments(parser):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["speed", "growth"])
-    parser.add_argument("--words", type=int, nargs="+", required=True)
+    parser.add_argument("--words", type=int, nargs="+", help="training words of the generated corpora")
+    parser.add_argument("--corpus", help="speed: a corpus in the challenge's format instead of a generated one")
     parser.add_argument("--orders", type=int, nargs="+", default=[5])
     add_run_arguments(parser)
     args = parser.parse_args()
     bin_dir = kenlm_tools(args.kenlm_bin)
+    if not args.words and not (args.mode == "speed" and args.corpus):
+        parser.error("give --words (or, for speed, --corpus)")
     if args.mode == "speed":
-        args.words = args.words[0]
+        args.words = args.words[0] if args.words else None
         speed(args, bin_dir)
     else:
         growth(args, bin_dir)
