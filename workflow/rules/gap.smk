@@ -315,21 +315,7 @@ rule gap_submission:
 
 rule gap_table:
     input:
-        metrics=expand(
-            rules.gap_evaluate.output.metrics,
-            system=gap_systems(),
-            split=config["eval_splits"],
-        ),
-        stats=expand(SYSTEM_STATS, system=gap_systems(), split=config["eval_splits"]),
-        seconds=[path for _, _, path in gap_timings()],
-        coverage=expand(
-            rules.gap_candidates.output.coverage, split=config["eval_splits"]
-        ),
-        weights=(
-            expand(rules.gap_blend.output.weights, split=config["eval_splits"])
-            if blend_wanted()
-            else []
-        ),
+        unpack(gap_table_inputs),
         submissions=expand(
             SYSTEM_OUT,
             system=[
@@ -358,7 +344,7 @@ rule gap_table:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=gap_definitions_rst(),
         systems=gap_table_systems(),
-        timed=[(system, split) for system, split, _ in gap_timings()],
+        files=gap_table_files(),
         splits=config["eval_splits"],
         base=rescoring_base(),
         top_k=GAP["top_k"],

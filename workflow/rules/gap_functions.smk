@@ -155,6 +155,48 @@ def gap_timings():
     return timed
 
 
+def gap_table_files():
+    """The files gap_table reads, by name: {"metrics", "stats", "seconds": {system: {split:
+    path}}, "coverage", "weights": {split: path}} (seconds: the timed systems only)."""
+    splits = config["eval_splits"]
+    per_system = {
+        kind: {
+            system: {
+                split: pattern.format(system=system, split=split) for split in splits
+            }
+            for system in gap_systems()
+        }
+        for kind, pattern in (
+            ("metrics", rules.gap_evaluate.output.metrics),
+            ("stats", SYSTEM_STATS),
+        )
+    }
+    per_system["seconds"] = {}
+    for system, split, path in gap_timings():
+        per_system["seconds"].setdefault(system, {})[split] = path
+    return {
+        **per_system,
+        "coverage": {
+            split: rules.gap_candidates.output.coverage.format(split=split)
+            for split in splits
+        },
+        "weights": {
+            split: rules.gap_blend.output.weights.format(split=split)
+            for split in (splits if blend_wanted() else [])
+        },
+    }
+
+
+def gap_table_inputs(wildcards):
+    """gap_table's inputs: every file of gap_table_files(), under its kind."""
+    inputs = {}
+    for kind, files in gap_table_files().items():
+        paths = inputs.setdefault(kind, [])
+        for value in files.values():
+            paths.extend(value.values() if isinstance(value, dict) else [value])
+    return inputs
+
+
 def rescoring_base():
     """The n-gram whose both-context prediction gives the causal models their candidates: the
     highest unpruned order (the highest order, when every model is pruned)."""

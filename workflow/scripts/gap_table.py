@@ -12,16 +12,12 @@ run(
     snakemake,
     lambda log: write_model_tables(
         snakemake.params.systems,
-        snakemake.params.splits,
-        list(snakemake.input.metrics),
-        list(snakemake.input.stats),
-        snakemake.params.timed,
-        list(snakemake.input.seconds),
-        list(snakemake.input.coverage),
-        list(snakemake.input.weights),
-        snakemake.params.base,
-        snakemake.params.top_k,
-        snakemake.output.tsv,
-        snakemake.output.md,
+        snakemake.params.files,
+        {
+            "splits": snakemake.params.splits,
+            "base": snakemake.params.base,
+            "top_k": snakemake.params.top_k,
+        },
+        snakemake.output,
     ),
 )

@@ -202,27 +202,26 @@ def p0_method(system, coverage, base):
     }[system.get("kind") or system["family"]]
 
 
-def write_model_tables(
-    systems, splits, metrics, stats, timed, seconds, coverage, weights, base, top_k, tsv_path, md_path
-):
+def write_model_tables(systems, files, settings, outputs):
     """The table from the files of rules gap_evaluate, the predicting rules, their benchmarks,
-    gap_candidates and gap_blend. systems: {system: {"model", "family", "order", "context", and
-    "kind" for a masked model}}; metrics and stats in the order systems x splits; timed: the
-    (system, split) of each benchmark in seconds; coverage and weights in the order of splits."""
-    tables = {split: _read(path)["coverage"] for split, path in zip(splits, coverage)}
-    times = {tuple(key): read_benchmark(path)["s"] for key, path in zip(timed, seconds)}
+    gap_candidates and gap_blend, joined by name. systems: {system: {"model", "family", "order",
+    "context", and "kind" for a masked model}}; files: {"metrics", "stats", "seconds": {system:
+    {split: path}}, "coverage", "weights": {split: path}}; settings: splits, base (the rescoring
+    n-gram), top_k; outputs: tsv, md."""
+    tables = {split: _read(path)["coverage"] for split, path in files["coverage"].items()}
     rows = []
-    for index, (metrics_path, stats_path) in enumerate(zip(metrics, stats)):
-        name, split = list(systems)[index // len(splits)], splits[index % len(splits)]
-        system = systems[name]
-        rows.append(
-            gap_row(
-                split,
-                system,
-                metrics_path,
-                stats_path,
-                p0_method(system, tables[split], base),
-                times.get((name, split), math.nan),
+    for name, system in systems.items():
+        for split in settings["splits"]:
+            timing = files["seconds"].get(name, {}).get(split)
+            rows.append(
+                gap_row(
+                    split,
+                    system,
+                    files["metrics"][name][split],
+                    files["stats"][name][split],
+                    p0_method(system, tables[split], settings["base"]),
+                    read_benchmark(timing)["s"] if timing else math.nan,
+                )
             )
-        )
-    write_gap_tables(rows, top_k, tsv_path, md_path, [(split, _read(path)) for split, path in zip(splits, weights)])
+    blends = [(split, _read(path)) for split, path in files["weights"].items()]
+    write_gap_tables(rows, settings["top_k"], outputs.tsv, outputs.md, blends)
