@@ -12,15 +12,10 @@ def train_both_ways(tmp_path, kenlm_bin, text, order=3):
         binary = tmp_path / f"model-{fallback}.binary"
         with open(tmp_path / "train.log", "w") as log:
             *_, orders = train(
-                kenlm_bin / "lmplz",
-                kenlm_bin / "build_binary",
-                order,
-                256,
-                tmp_path / "tmp",
-                text,
-                binary,
+                {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary"},
+                {"order": order, "mem_mb": 256, "discount_fallback": fallback},
+                {"tmpdir": tmp_path / "tmp", "text": text, "binary": binary},
                 log,
-                discount_fallback=fallback,
             )
         made.append((binary.read_bytes(), orders))
     return made
@@ -45,14 +40,9 @@ def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
     text.write_text("a b c\na b d\n")
     with open(tmp_path / "train.log", "w") as log:
         *_, fallback = train(
-            kenlm_bin / "lmplz",
-            kenlm_bin / "build_binary",
-            3,
-            256,
-            tmp_path / "tmp",
-            text,
-            tmp_path / "model.binary",
+            {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary"},
+            {"order": 3, "mem_mb": 256, "discount_fallback": True},
+            {"tmpdir": tmp_path / "tmp", "text": text, "binary": tmp_path / "model.binary"},
             log,
-            discount_fallback=True,
         )
     assert fallback == [1, 2, 3]

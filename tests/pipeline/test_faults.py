@@ -214,13 +214,19 @@ def test_local_corpus_missing_a_file_is_refused_before_any_job(tmp_path, kenlm_b
     assert not (tmp_path / "work/results").exists()
 
 
+def tools(kenlm_bin):
+    """KenLM's training tools, as lmgap.ngram.run.train takes them."""
+    return {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary"}
+
+
 def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
     text = tmp_path / "train.txt"
     rebuild_split(corpus / "train", text)
     binary, arpa, tmpdir = tmp_path / "model.binary", tmp_path / "model.arpa", tmp_path / "lmplz-tmp"
     with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as err:
-        train(kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 8, tmpdir, text, binary, log, arpa=arpa)
+        paths = {"tmpdir": tmpdir, "text": text, "binary": binary, "arpa": arpa}
+        train(tools(kenlm_bin), {"order": 3, "mem_mb": 8}, paths, log)
     assert "-S 8M" in str(err.value) and "memory.budget_mb" in str(err.value)
     assert "exceeds total memory" in (tmp_path / "train.log").read_text()
     assert not binary.exists() and not arpa.exists() and not tmpdir.exists()
@@ -249,9 +255,8 @@ def test_runs_sharing_lmplz_temp_dir_keep_each_other_s_files(tmp_path, kenlm_bin
             (shared / name).mkdir(parents=True)
             (shared / name / "block").write_text("sorted n-grams\n")
         with open(tmp_path / "train.log", "w") as log:
-            train(
-                kenlm_bin / "lmplz", kenlm_bin / "build_binary", 3, 64, shared / "o3", text, tmp_path / "o3.binary", log
-            )
+            paths = {"tmpdir": shared / "o3", "text": text, "binary": tmp_path / "o3.binary"}
+            train(tools(kenlm_bin), {"order": 3, "mem_mb": 64}, paths, log)
         assert sorted(path.name for path in shared.iterdir()) == sorted([alive, elsewhere])
         assert all((shared / name / "block").read_text() == "sorted n-grams\n" for name in (alive, elsewhere))
         assert (tmp_path / "o3.binary").stat().st_size > 0
@@ -337,7 +342,8 @@ def test_build_binary_failing_mid_stream_is_named_not_lmplz(tmp_path, kenlm_bin,
     broken.chmod(0o755)
     binary, tmpdir = tmp_path / "model.binary", tmp_path / "lmplz-tmp"
     with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as err:
-        train(kenlm_bin / "lmplz", broken, 3, 1024, tmpdir, text, binary, log)
+        paths = {"tmpdir": tmpdir, "text": text, "binary": binary}
+        train({"lmplz": kenlm_bin / "lmplz", "build_binary": broken}, {"order": 3, "mem_mb": 1024}, paths, log)
     assert str(err.value).startswith(says)
     assert message in (tmp_path / "train.log").read_text()
     assert not binary.exists() and not list(tmp_path.glob(".model.binary.tmp-*")) and not tmpdir.exists()

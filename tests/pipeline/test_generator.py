@@ -89,8 +89,9 @@ import json, sys
 from lmgap.ngram.run import train
 bin_dir, order, text, out = sys.argv[1:]
 with open(out + "/train.log", "w") as log:
-    counts, usage, *_ = train(bin_dir + "/lmplz", bin_dir + "/build_binary", int(order), 1024, out + "/tmp",
-                             text, out + "/model.binary", log)
+    counts, usage, *_ = train({"lmplz": bin_dir + "/lmplz", "build_binary": bin_dir + "/build_binary"},
+                              {"order": int(order), "mem_mb": 1024},
+                              {"tmpdir": out + "/tmp", "text": text, "binary": out + "/model.binary"}, log)
 print(json.dumps({"counts": [counts[k] for k in sorted(counts)], "usage": usage}))
 """
 

@@ -21,17 +21,15 @@ def main(log):
     tokens = text_tokens(snakemake.input.text)
     lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text))
     counts, usage, words, fallback = train(
-        lmplz=snakemake.input.lmplz,
-        build_binary=snakemake.input.build_binary,
-        order=order,
-        mem_mb=lmplz_mb,
-        tmpdir=temp_dir(snakemake.config, snakemake.wildcards.model),
-        text=snakemake.input.text,
-        binary=snakemake.output.binary,
-        log=log,
-        prune=options["prune"],
-        discount_fallback=options["discount_fallback"],
-        arpa=snakemake.output.get("arpa"),
+        {"lmplz": snakemake.input.lmplz, "build_binary": snakemake.input.build_binary},
+        {**options, "mem_mb": lmplz_mb},
+        {
+            "tmpdir": temp_dir(snakemake.config, snakemake.wildcards.model),
+            "text": snakemake.input.text,
+            "binary": snakemake.output.binary,
+            "arpa": snakemake.output.get("arpa"),
+        },
+        log,
     )
     # ngrams[k - 1]: distinct k-grams the model holds; the training text's size as the tables
     # count tokens, its words as lmplz read them and one `</s>` per line; the orders lmplz could

@@ -19,13 +19,15 @@ from ..models import damaged_model_advice
 from .scoring import score_output
 
 
-def lmplz_command(lmplz, order, mem_mb, temp_prefix, text, prune=(), discount_fallback=False):
-    """The lmplz argument list: never a shell string, so no config value is interpreted. Without
-    --arpa, lmplz writes the model to its standard output, which build_binary reads."""
-    cmd = [str(lmplz), "-o", str(order), "--skip_symbols", "-S", f"{int(mem_mb)}M", "-T", str(temp_prefix)]
-    if prune:
-        cmd += ["--prune", *(str(p) for p in prune)]
-    if discount_fallback:
+def lmplz_command(lmplz, options, temp_prefix, text):
+    """The lmplz argument list (options: order, mem_mb for -S, prune, discount_fallback): never a
+    shell string, so no config value is interpreted. Without --arpa, lmplz writes the model to its
+    standard output, which build_binary reads."""
+    cmd = [str(lmplz), "-o", str(options["order"]), "--skip_symbols", "-S", f"{int(options['mem_mb'])}M"]
+    cmd += ["-T", str(temp_prefix)]
+    if options.get("prune"):
+        cmd += ["--prune", *(str(p) for p in options["prune"])]
+    if options.get("discount_fallback"):
         cmd.append("--discount_fallback")
     return cmd + ["--text", str(text)]
 
@@ -45,8 +47,10 @@ def _stderr_tail(stderr, lines=5):
     return "\n".join(stderr.strip().splitlines()[-lines:])
 
 
-def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(), discount_fallback=False, arpa=None):
+def train(tools, options, paths, log):
     """Train a model with lmplz and binarise it with build_binary as the ARPA text streams out.
+    tools: lmplz, build_binary; options: order, mem_mb (lmplz's -S), prune, discount_fallback;
+    paths: tmpdir, text, binary, and arpa for a copy of the ARPA text.
 
     lmplz writes the ARPA model to a pipe that build_binary reads while lmplz is still writing:
     no multi-GB ARPA file on disk, and the two overlap. arpa, when given, also keeps a copy.
@@ -57,9 +61,10 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
     # The job's own folder, named by its host and process: another run, here or on another node
     # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
     # A killed job's folder on this host (its process gone) is removed, with the blocks it left.
+    order, text, binary, arpa = options["order"], paths["text"], paths["binary"], paths.get("arpa")
     host = f"{socket.gethostname()}-"
-    remove_stale_siblings(tmpdir, host)
-    root, tmpdir = Path(tmpdir).parent, temporary_sibling(tmpdir, host)
+    remove_stale_siblings(paths["tmpdir"], host)
+    root, tmpdir = Path(paths["tmpdir"]).parent, temporary_sibling(paths["tmpdir"], host)
     try:
         tmpdir.mkdir(parents=True)
     except OSError as err:
@@ -67,7 +72,7 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
             f"{in_origin('lmplz.temp_dir')} to a folder you can write to."
         ) from None
-    lmplz_cmd = lmplz_command(lmplz, order, mem_mb, f"{tmpdir}/", text, prune, discount_fallback)
+    lmplz_cmd = lmplz_command(tools["lmplz"], options, f"{tmpdir}/", text)
     try:
         with contextlib.ExitStack() as outputs:
             binary_tmp = outputs.enter_context(atomic_path(binary))
@@ -75,7 +80,7 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             # Their messages wait in the system's temporary folder, not in -T, which may be full.
             with tempfile.TemporaryFile("w+") as lmplz_err, tempfile.TemporaryFile("w+") as bb_err:
                 # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
-                bb_cmd = [str(build_binary), "/dev/stdin", str(binary_tmp)]
+                bb_cmd = [str(tools["build_binary"]), "/dev/stdin", str(binary_tmp)]
                 # The commands as a person would type them, -S included, to rerun or audit a model.
                 log.write(f"{shlex.join(lmplz_cmd)} | {shlex.join(bb_cmd)}\n")
                 log.flush()
@@ -94,9 +99,7 @@ def train(lmplz, build_binary, order, mem_mb, tmpdir, text, binary, log, prune=(
             log.write(lmplz_text + bb_text)
             # lmplz killed by SIGPIPE only means build_binary stopped reading first.
             if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
-                raise LmgapError(
-                    explain_lmplz_failure(lmplz_text, trainer.returncode, order, text, mem_mb, root, log.name)
-                )
+                raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, options, text, root, log.name))
             if binariser.returncode or trainer.returncode or counts is None:
                 if "No space left on device" in bb_text:
                     raise LmgapError(f"build_binary ran out of disk space writing {binary}; free space in its folder.")
@@ -179,8 +182,9 @@ def _write_all(fd, data):
         view = view[os.write(fd, view) :]
 
 
-def explain_lmplz_failure(stderr, returncode, order, text, mem_mb, tmpdir, log_name):
-    """Say what went wrong in lmplz and which setting fixes it."""
+def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
+    """Say what went wrong in lmplz and which setting fixes it (options: order and mem_mb, its -S)."""
+    order, mem_mb = options["order"], options["mem_mb"]
     if "BadDiscountException" in stderr:
         return (
             f"lmplz could not estimate modified Kneser-Ney discounts for the order-{order} model "
