@@ -5,6 +5,7 @@ folds against their own gaps."""
 
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -94,18 +95,23 @@ def test_a_mixed_line_puts_the_mixture_of_the_members_in_the_gap_words_bucket():
             assert got == pytest.approx(float(np.dot(weights, each)), rel=1e-5)
 
 
-def write_members(folder, members, lines):
-    """out.tsv and lines.tsv of members; lines: {member: [(out line, log-probability of the gap word)]}."""
-    outs, scores = [], []
-    for name in members:
+def write_members(folder, lines):
+    """out.tsv and lines.tsv of members, as write_blend takes them: {member: {"out", "fit"}};
+    lines: {member: [(out line, log-probability of the gap word)]}."""
+    members = {}
+    for name, rows in lines.items():
         out, score = folder / f"{name}.out.tsv", folder / f"{name}.lines.tsv"
-        out.write_text("".join(line + "\n" for line, _ in lines[name]))
-        score.write_text(
-            "line\tlog_probability\n" + "".join(f"{n}\t{v!r}\n" for n, (_, v) in enumerate(lines[name], 1))
-        )
-        outs.append(out)
-        scores.append(score)
-    return outs, scores
+        out.write_text("".join(line + "\n" for line, _ in rows))
+        score.write_text("line\tlog_probability\n" + "".join(f"{n}\t{v!r}\n" for n, (_, v) in enumerate(rows, 1)))
+        members[name] = {"out": out, "fit": score}
+    return members
+
+
+def outputs(folder, suffix=""):
+    """A blend's output paths, named as the rule names them."""
+    return SimpleNamespace(
+        out=folder / f"out{suffix}.tsv", weights=folder / f"w{suffix}.json", stats=folder / f"s{suffix}.json"
+    )
 
 
 def test_cross_fitting_never_lets_a_gap_weigh_in_its_own_prediction(tmp_path):
@@ -116,16 +122,14 @@ def test_cross_fitting_never_lets_a_gap_weigh_in_its_own_prediction(tmp_path):
         name: [(f"w{column}:{p:.6g} :{1 - p:.6g}", math.log(p)) for p in probabilities[:, column]]
         for column, name in enumerate(("one", "two"))
     }
-    outs, scores = write_members(tmp_path, ["one", "two"], lines)
-    write_blend(["one", "two"], scores, outs, True, tmp_path / "out.tsv", tmp_path / "w.json", tmp_path / "s.json")
+    write_blend(write_members(tmp_path, lines), True, outputs(tmp_path))
     first = json.loads((tmp_path / "w.json").read_text())
     assert len(first["fold_weights"]) == FOLDS
     # Line 1 is in fold 0: making its gap word far likelier for `one` moves every fold's weights
     # but fold 0's, and line 1's blend line is unchanged.
     changed = dict(lines)
     changed["one"] = [(lines["one"][0][0], math.log(0.999)), *lines["one"][1:]]
-    outs, scores = write_members(tmp_path, ["one", "two"], changed)
-    write_blend(["one", "two"], scores, outs, True, tmp_path / "out2.tsv", tmp_path / "w2.json", tmp_path / "s2.json")
+    write_blend(write_members(tmp_path, changed), True, outputs(tmp_path, "2"))
     second = json.loads((tmp_path / "w2.json").read_text())
     assert second["fold_weights"][0] == first["fold_weights"][0]
     assert all(second["fold_weights"][k] != first["fold_weights"][k] for k in range(1, FOLDS))
@@ -144,10 +148,7 @@ def test_a_split_without_gap_words_takes_the_weights_fit_on_all_the_scored_gaps(
         name: [(f"w:{p:.6g} :{1 - p:.6g}", math.log(p)) for p in probabilities[:, k]]
         for k, name in enumerate(("one", "two"))
     }
-    outs, scores = write_members(tmp_path, ["one", "two"], lines)
-    weights = write_blend(
-        ["one", "two"], scores, outs, False, tmp_path / "out.tsv", tmp_path / "w.json", tmp_path / "s.json"
-    )
+    weights = write_blend(write_members(tmp_path, lines), False, outputs(tmp_path))
     np.testing.assert_allclose(weights, fit_weights(probabilities), rtol=1e-12)
     written = (tmp_path / "out.tsv").read_text().splitlines()
     assert written == [mixed_line([lines["one"][n][0], lines["two"][n][0]], weights)[0] for n in range(30)]

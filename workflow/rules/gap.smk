@@ -261,10 +261,7 @@ rule gap_masked:
 # (lmgap.gap.blend says why not on the held-out ones); the weights are written beside the out.tsv.
 rule gap_blend:
     input:
-        outs=lambda wildcards: expand(
-            SYSTEM_OUT, system=blend_members(), split=wildcards.split
-        ),
-        fit=blend_fit_lines,
+        unpack(blend_inputs),
         fingerprint=model_and_split_fingerprints,
     output:
         out="results/gap/both/blend/{split}/out.tsv",
@@ -281,7 +278,7 @@ rule gap_blend:
         runtime=30,
     params:
         code=script_code("gap_blend"),
-        members=blend_members(),
+        members=blend_files,
         cross_fit=lambda wildcards: wildcards.split in config["eval_splits"],
     script:
         "../scripts/gap_blend.py"

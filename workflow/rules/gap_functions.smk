@@ -91,13 +91,27 @@ def blend_wanted():
     return len(blend_members()) >= 2
 
 
-def blend_fit_lines(wildcards):
-    """Each member's per-line scores on the split whose gap words fit the blend's weights: the
-    split's own (cross-fitted), or the first scored split's for test-A."""
+def blend_files(wildcards):
+    """{member: {"out": its out.tsv on the split, "fit": its per-line scores on the split whose
+    gap words fit the blend's weights}}: the split's own (cross-fitted), or the first scored
+    split's for test-A."""
     split = wildcards.split
-    if split not in config["eval_splits"]:
-        split = config["eval_splits"][0]
-    return expand(rules.gap_evaluate.output.lines, system=blend_members(), split=split)
+    fit_split = split if split in config["eval_splits"] else config["eval_splits"][0]
+    return {
+        member: {
+            "out": SYSTEM_OUT.format(system=member, split=split),
+            "fit": rules.gap_evaluate.output.lines.format(
+                system=member, split=fit_split
+            ),
+        }
+        for member in blend_members()
+    }
+
+
+def blend_inputs(wildcards):
+    """gap_blend's inputs: the members' out.tsv and per-line scores, from blend_files."""
+    files = blend_files(wildcards).values()
+    return {"outs": [f["out"] for f in files], "fit": [f["fit"] for f in files]}
 
 
 def gap_systems():

@@ -10,13 +10,5 @@ from lmgap.scriptio import run
 
 run(
     snakemake,
-    lambda log: write_blend(
-        snakemake.params.members,
-        list(snakemake.input.fit),
-        list(snakemake.input.outs),
-        snakemake.params.cross_fit,
-        snakemake.output.out,
-        snakemake.output.weights,
-        snakemake.output.stats,
-    ),
+    lambda log: write_blend(snakemake.params.members, snakemake.params.cross_fit, snakemake.output),
 )

@@ -124,10 +124,12 @@ def cross_fitted_weights(probabilities):
     return np.array([fitted[fold] for fold in folds]), fitted
 
 
-def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, stats_path):
-    """The blend of the members' out.tsv files on one split (members, fit_lines and outs in the
-    same order). fit_lines: the members' lines.tsv on the split itself (cross_fit) or on the split
-    whose gaps set the weights."""
+def write_blend(members, cross_fit, outputs):
+    """The blend of the members' out.tsv files on one split. members: {name: {"out": its out.tsv,
+    "fit": its lines.tsv on the split itself (cross_fit) or on the split whose gaps set the
+    weights}}; outputs: out, weights, stats."""
+    names = list(members)
+    fit_lines, outs = [members[name]["fit"] for name in names], [members[name]["out"] for name in names]
     probabilities = member_probabilities(fit_lines)
     overall = fit_weights(probabilities)
     contents = [read_lines(path) for path in outs]
@@ -140,13 +142,13 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
     else:
         per_line, by_fold = np.repeat(overall[None, :], len(contents[0]), axis=0), []
     mixed = (mixed_line(lines, weights) for lines, weights in zip(zip(*contents), per_line))
-    write_out(((text, listed, listed, p0) for text, listed, p0 in mixed), out_path, stats_path)
-    one_hot = np.eye(len(members))
+    write_out(((text, listed, listed, p0) for text, listed, p0 in mixed), outputs.out, outputs.stats)
+    one_hot = np.eye(len(names))
     write_json(
         {
-            "members": list(members),
-            "weights": dict(zip(members, overall.tolist())),
-            "fold_weights": [dict(zip(members, weights.tolist())) for weights in by_fold],
+            "members": names,
+            "weights": dict(zip(names, overall.tolist())),
+            "fold_weights": [dict(zip(names, weights.tolist())) for weights in by_fold],
             "method": (
                 f"EM on the members' hashed probabilities of the gap words, cross-fitted in {FOLDS} folds"
                 if cross_fit
@@ -154,11 +156,11 @@ def write_blend(members, fit_lines, outs, cross_fit, out_path, weights_path, sta
             ),
             "fit_gaps": int(len(probabilities)),
             "fit_log_loss_hashed": {
-                **{name: -mean_log(probabilities, one_hot[index]) for index, name in enumerate(members)},
+                **{name: -mean_log(probabilities, one_hot[index]) for index, name in enumerate(names)},
                 "blend": -mean_log(probabilities, overall),
             },
         },
-        weights_path,
+        outputs.weights,
     )
     return overall
 
