@@ -3,6 +3,7 @@ predictions against the exact gap distribution of a known source."""
 
 import subprocess
 from collections import Counter
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -188,24 +189,18 @@ def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, t
     write_heldout(root / "corpus/train", 1000, tmp_path / "heldout.tsv", tmp_path / "words.tsv")
     log = Log()
     write_candidates(
-        root / "train.txt",
-        root / "corpus/dev-0",
-        tmp_path / "heldout.tsv",
-        400,
-        400,
-        tmp_path / "c.npz",
-        tmp_path / "coverage.json",
+        {"text": root / "train.txt", "split_dir": root / "corpus/dev-0", "heldout": tmp_path / "heldout.tsv"},
+        {"per_context": 400, "frequent": 400},
+        SimpleNamespace(candidates=tmp_path / "c.npz", coverage=tmp_path / "coverage.json"),
         log,
     )
     write_scores(root / "model.binary", root / "corpus/dev-0", tmp_path / "c.npz", 2, tmp_path / "s.npz", log)
     write_model_predictions(
-        tmp_path / "c.npz",
-        tmp_path / "s.npz",
-        tmp_path / "coverage.json",
-        "both",
-        100,
-        tmp_path / "out.tsv",
-        tmp_path / "stats.json",
+        SimpleNamespace(
+            candidates=tmp_path / "c.npz", logprobs=tmp_path / "s.npz", coverage=tmp_path / "coverage.json"
+        ),
+        {"variant": "both", "top_k": 100},
+        SimpleNamespace(out=tmp_path / "out.tsv", stats=tmp_path / "stats.json"),
     )
     predicted = score_files(tmp_path / "out.tsv", root / "corpus/dev-0/expected.tsv")[0]["PerplexityHashed"]
 

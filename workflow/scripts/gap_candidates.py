@@ -11,13 +11,9 @@ from lmgap.scriptio import run, split_dir
 run(
     snakemake,
     lambda log: write_candidates(
-        snakemake.input.text,
-        split_dir(snakemake),
-        snakemake.input.heldout,
-        snakemake.params.per_context,
-        snakemake.params.frequent,
-        snakemake.output.candidates,
-        snakemake.output.coverage,
+        {"text": snakemake.input.text, "split_dir": split_dir(snakemake), "heldout": snakemake.input.heldout},
+        {"per_context": snakemake.params.per_context, "frequent": snakemake.params.frequent},
+        snakemake.output,
         log,
     ),
 )

@@ -11,12 +11,8 @@ from lmgap.scriptio import run
 run(
     snakemake,
     lambda log: write_model_predictions(
-        snakemake.input.candidates,
-        snakemake.input.logprobs,
-        snakemake.input.coverage,
-        snakemake.wildcards.context,
-        snakemake.params.top_k,
-        snakemake.output.out,
-        snakemake.output.stats,
+        snakemake.input,
+        {"variant": snakemake.wildcards.context, "top_k": snakemake.params.top_k},
+        snakemake.output,
     ),
 )

@@ -287,18 +287,22 @@ def build_candidates(text_path, gaps, skip_lines, per_context, frequent):
     return CandidateSets(list(index.vocab), offsets, ids, flags)
 
 
-def write_candidates(text_path, split_dir, heldout_path, per_context, frequent, out_path, coverage_path, log):
+def write_candidates(inputs, settings, outputs, log):
     """One pass over the training text: the split's candidate sets, and how often the held-out
-    training gaps' words are among theirs (coverage.py), which sets p0."""
+    training gaps' words are among theirs (coverage.py), which sets p0. inputs: text (the rebuilt
+    training text), split_dir, heldout; settings: per_context, frequent; outputs: candidates,
+    coverage."""
     started = time.monotonic()
-    gaps = read_gaps(split_dir)
-    heldout = read_heldout(heldout_path)
+    per_context, frequent = settings["per_context"], settings["frequent"]
+    gaps = read_gaps(inputs["split_dir"])
+    heldout = read_heldout(inputs["heldout"])
     every = gaps + [(left, right) for _, _, left, right in heldout]
-    found = build_candidates(text_path, every, {number for number, _, _, _ in heldout}, per_context, frequent)
+    skip = {number for number, _, _, _ in heldout}
+    found = build_candidates(inputs["text"], every, skip, per_context, frequent)
     split = found.subset(range(len(gaps)))
-    split.save(out_path)
+    split.save(outputs.candidates)
     table = measure(found.subset(range(len(gaps), len(every))), [word for _, word, _, _ in heldout])
-    write_json({"per_context": per_context, "frequent": frequent, "coverage": table}, coverage_path)
+    write_json({"per_context": per_context, "frequent": frequent, "coverage": table}, outputs.coverage)
     log.write(
         f"{len(gaps)} gaps, {len(split.ids) / max(len(gaps), 1):.1f} candidates per gap; "
         f"{len(heldout)} held-out gaps; {time.monotonic() - started:.1f} s\n"

@@ -26,8 +26,12 @@ def normalised(log10_scores):
     return weights / weights.sum()
 
 
-def write_predictions(candidates, left, right, table, variant, top_k, out_path, stats_path):
-    """out.tsv of one model and context variant on one split, and a summary of it."""
+def write_predictions(candidates, scores, settings, outputs):
+    """out.tsv of one model and context variant on one split, and a summary of it. scores: the
+    candidates' (left, right) log-probabilities; settings: coverage (the held-out table), variant,
+    top_k; outputs: out, stats."""
+    left, right = scores
+    table, variant, top_k = settings["coverage"], settings["variant"], settings["top_k"]
     words = [word.decode("utf-8") for word in candidates.words]
     mask = variant_mask(variant)
 
@@ -42,7 +46,7 @@ def write_predictions(candidates, left, right, table, variant, top_k, out_path, 
             line, listed, p0 = format_line(gap_words, normalised(scores), top_k, mass)
             yield line, len(used), listed, p0
 
-    write_out(rows(), out_path, stats_path)
+    write_out(rows(), outputs.out, outputs.stats)
 
 
 def unigram_line(gap_words, heldout_words, top_k):
@@ -73,12 +77,13 @@ def write_unigram(gap_words, heldout_words, top_k, lines, out_path, stats_path):
     write_out(((line, listed, listed, p0) for _ in range(lines)), out_path, stats_path)
 
 
-def write_model_predictions(candidates_path, scores_path, coverage_path, variant, top_k, out_path, stats_path):
-    """write_predictions from the files of rules gap_candidates and gap_logprobs."""
-    with open(coverage_path) as handle:
+def write_model_predictions(inputs, settings, outputs):
+    """write_predictions from the files of rules gap_candidates and gap_logprobs (inputs:
+    candidates, logprobs, coverage; settings: variant, top_k)."""
+    with open(inputs.coverage) as handle:
         table = json.load(handle)["coverage"]
-    left, right = load_scores(scores_path)
-    write_predictions(CandidateSets.load(candidates_path), left, right, table, variant, top_k, out_path, stats_path)
+    candidates, scores = CandidateSets.load(inputs.candidates), load_scores(inputs.logprobs)
+    write_predictions(candidates, scores, {**settings, "coverage": table}, outputs)
 
 
 def write_unigram_predictions(gap_words_path, heldout_path, split_dir, top_k, out_path, stats_path):
