@@ -111,9 +111,8 @@ rule comparison_table:
         definitions=definitions_rst(COMPARISON_DEFINITIONS),
         models=MODELS,
         neural={name: files["train_fraction"] for name, files in neural_files().items()},
-        splits=config["eval_splits"],
-        resamples=config["comparison"]["resamples"],
-        seed=config["comparison"]["seed"],
+        documents=scored_files("documents"),
+        settings={"splits": config["eval_splits"], **config["comparison"]},
     script:
         "../scripts/comparison_table.py"
 

@@ -8,14 +8,30 @@ from lmgap.report.perplexity import DEFINITIONS as PERPLEXITY_DEFINITIONS
 from lmgap.report.provenance import made_by
 
 
-def scored_outputs(kind):
-    """Every model's `metrics` or `documents` file on every scored split: the n-grams', then the
-    neural models', each model's splits together (the order the table scripts read them in).
-    """
+def scored_files(kind):
+    """{model: {split: its `metrics` or `documents` file}} of every model on every scored split:
+    the n-grams', then the neural models'."""
     splits = config["eval_splits"]
-    return expand(
-        rules.query.output[kind], model=sorted(MODELS), split=splits
-    ) + expand(rules.score_neural.output[kind], neural=NEURAL_CAUSAL, split=splits)
+    files = {
+        model: {
+            split: rules.query.output[kind].format(model=model, split=split)
+            for split in splits
+        }
+        for model in sorted(MODELS)
+    }
+    for name in NEURAL_CAUSAL:
+        files[name] = {
+            split: rules.score_neural.output[kind].format(neural=name, split=split)
+            for split in splits
+        }
+    return files
+
+
+def scored_outputs(kind):
+    """The files of scored_files(kind), in its order, each model's splits together."""
+    return [
+        path for by_split in scored_files(kind).values() for path in by_split.values()
+    ]
 
 
 def cost_files():

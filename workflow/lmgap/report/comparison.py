@@ -196,21 +196,25 @@ DEFINITIONS = {
 COLUMNS = list(DEFINITIONS)
 
 
-def write_comparison(models, splits, documents, table_path, resamples, seed, tsv_path, md_path, neural=None):
-    """comparison.tsv and .md for every pair of the config's models on every scored split;
-    neural: {name: train_fraction or None} of the neural models."""
-    with open(table_path, newline="") as handle:
+def write_comparison(models, inputs, settings, outputs):
+    """comparison.tsv and .md for every pair of the config's models on every scored split.
+    models: ngram (the config's models), neural ({name: train_fraction or None}); inputs: table
+    (perplexity.tsv), documents ({model: {split: path}}); settings: splits, resamples, seed;
+    outputs: tsv, md."""
+    splits, resamples, seed = settings["splits"], settings["resamples"], settings["seed"]
+    documents = {(model, split): path for model, paths in inputs["documents"].items() for split, path in paths.items()}
+    with open(inputs["table"], newline="") as handle:
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [
         compare(pair, split, documents, figures, resamples, seed)
-        for pair in model_pairs(models) + neural_pairs(models, neural or {})
+        for pair in model_pairs(models["ngram"]) + neural_pairs(models["ngram"], models["neural"])
         for split in splits
     ]
-    with atomic_open(tsv_path, newline="") as out:
+    with atomic_open(outputs.tsv, newline="") as out:
         out.write("\t".join(COLUMNS) + "\n")
         for row in rows:
             out.write("\t".join(str(row[column]) for column in COLUMNS) + "\n")
-    with atomic_open(md_path) as out:
+    with atomic_open(outputs.md) as out:
         out.write(comparison_markdown(rows, resamples, seed))
 
 
