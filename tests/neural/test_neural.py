@@ -155,12 +155,9 @@ def markov(tmp_path_factory):
         "seed": 1,
     }
     record = train(
-        root / "train.txt",
-        root / "tokenizer.json",
+        {"text": root / "train.txt", "tokenizer": root / "tokenizer.json"},
         settings,
-        root / "model",
-        root / "loss.tsv",
-        root / "training.json",
+        {"model": root / "model", "loss": root / "loss.tsv", "record": root / "training.json"},
         threads=2,
     )
     return root, source, sentences["test"], record
@@ -208,12 +205,9 @@ def test_training_is_deterministic_for_a_seed(tmp_path, markov):
     for run in ("a", "b", "c"):
         seed = settings["seed"] if run != "c" else 8
         train(
-            root / "train.txt",
-            root / "tokenizer.json",
+            {"text": root / "train.txt", "tokenizer": root / "tokenizer.json"},
             {**settings, "seed": seed},
-            tmp_path / run,
-            tmp_path / f"{run}.tsv",
-            tmp_path / f"{run}.json",
+            {"model": tmp_path / run, "loss": tmp_path / f"{run}.tsv", "record": tmp_path / f"{run}.json"},
             threads=2,
         )
         digests.append(hashlib.sha256((tmp_path / run / "model.safetensors").read_bytes()).hexdigest())

@@ -11,16 +11,7 @@ from lmgap.scriptio import run
 
 
 def main(log):
-    out = snakemake.output
-    record = train(
-        snakemake.input.text,
-        snakemake.input.tokenizer,
-        snakemake.params.settings,
-        out.model,
-        out.loss,
-        out.record,
-        snakemake.threads,
-    )
+    record = train(snakemake.input, snakemake.params.settings, snakemake.output, snakemake.threads)
     log.write(json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 

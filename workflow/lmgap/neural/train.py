@@ -72,9 +72,11 @@ def build_model(settings, vocab_size, end_id):
     return GPT2LMHeadModel(config)
 
 
-def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path, threads):
+def train(inputs, settings, outputs, threads):
     """Train, then write the model folder (weights, config and tokenizer, loadable by
-    transformers' from_pretrained), the loss of every step and a record of what it cost."""
+    transformers' from_pretrained), the loss of every step and a record of what it cost.
+    inputs: text, tokenizer; outputs: model (the folder), loss, record."""
+    text_path = inputs["text"]
     import torch
     from transformers import PreTrainedTokenizerFast
 
@@ -85,7 +87,7 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.set_num_threads(threads)
-    stream, tokenizer, size = encode_text(text_path, tokenizer_path)
+    stream, tokenizer, size = encode_text(text_path, inputs["tokenizer"])
     context, batch, steps = settings["context"], settings["batch_size"], settings["steps"]
     if len(stream) < context + 1:
         raise LmgapError(
@@ -116,12 +118,12 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
         optimizer.step()
         losses.append((step + 1, loss.item(), group["lr"], time.perf_counter() - encoded))
     trained = time.perf_counter()
-    with atomic_path(model_dir) as tmp:
+    with atomic_path(outputs["model"]) as tmp:
         model.cpu().save_pretrained(tmp)
         PreTrainedTokenizerFast(
             tokenizer_object=tokenizer, bos_token=END_OF_TEXT, eos_token=END_OF_TEXT
         ).save_pretrained(tmp)
-    with atomic_open(loss_path) as out:
+    with atomic_open(outputs["loss"]) as out:
         out.write("step\tloss_nats\tlearning_rate\tseconds\n")
         out.writelines(f"{s}\t{loss!r}\t{lr!r}\t{seconds:.3f}\n" for s, loss, lr, seconds in losses)
     seen = steps * batch * context
@@ -140,5 +142,5 @@ def train(text_path, tokenizer_path, settings, model_dir, loss_path, record_path
         "final_loss_nats": float(np.mean([loss for _, loss, _, _ in losses[-max(1, steps // 10) :]])),
         "torch": torch.__version__,
     }
-    write_json(record, record_path)
+    write_json(record, outputs["record"])
     return record
