@@ -5,6 +5,7 @@ import json
 import lzma
 import math
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -230,6 +231,24 @@ def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_c
     assert (clone / "dev-0/out.tsv").read_bytes() == out.read_bytes()
     assert (clone / "gonito.yaml").read_bytes() == (submission / "gonito.yaml").read_bytes()
     assert "git add gonito.yaml dev-0/out.tsv" in done.stdout
+    # It copies the splits gonito.yaml names, not a folder an earlier config left.
+    assert params["lmgap.splits"] == "dev-0"
+    stale = tmp_path / "stale"
+    shutil.copytree(submission, stale)
+    (stale / "dev-1").mkdir()
+    (stale / "dev-1/out.tsv").write_bytes(out.read_bytes())
+    (clone / "dev-1").mkdir()
+    shutil.copy(clone / "dev-0/in.tsv.xz", clone / "dev-1/in.tsv.xz")
+    done = subprocess.run([LMGAP, "submit", str(clone), "--submission", str(stale)], capture_output=True, text=True)
+    assert done.returncode == 2 and not (clone / "dev-1/out.tsv").exists()
+    assert "has dev-1/in.tsv.xz but the submission has no dev-1/out.tsv" in done.stderr
+    # A clone with test-A needs its predictions: gonito scores every split.
+    shutil.rmtree(clone / "dev-1")
+    (clone / "test-A").mkdir()
+    shutil.copy(clone / "dev-0/in.tsv.xz", clone / "test-A/in.tsv.xz")
+    done = subprocess.run([LMGAP, "submit", str(clone), "--submission", str(stale)], capture_output=True, text=True)
+    assert done.returncode == 2 and "set corpus.test_a: true in config.yaml" in done.stderr
+    assert not (clone / "test-A/out.tsv").exists()
     # A clone of another version of the corpus is refused, and nothing is copied into it.
     other = tmp_path / "other"
     (other / "dev-0").mkdir(parents=True)

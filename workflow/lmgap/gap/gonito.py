@@ -3,6 +3,7 @@ saying what made them, as gonito reads it (description, tags, params, links), an
 both into a clone of the challenge (`lmgap submit`)."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -14,8 +15,11 @@ from ..errors import LmgapError
 
 YAML = "gonito.yaml"
 # Settings of the provenance record's experiment that say nothing of the submission: where the
-# corpus was read from (a path of this machine) and the bootstrap behind the comparison table.
-NOT_PARAMS = ("corpus.source", "comparison")
+# corpus and a user's neural model were read from (paths of this machine) and the bootstrap
+# behind the comparison table.
+NOT_PARAMS = re.compile(r"corpus\.source|comparison|neural\.[^.]+\.path")
+# The params key that lists the predicted splits: lmgap submit copies those and no other folder.
+SPLITS = "lmgap.splits"
 
 
 def flat(settings, prefix=""):
@@ -23,7 +27,7 @@ def flat(settings, prefix=""):
     out = {}
     for key, value in settings.items():
         name = f"{prefix}{key}"
-        if any(name == skip or name.startswith(skip + ".") for skip in NOT_PARAMS):
+        if NOT_PARAMS.fullmatch(name):
             continue
         if isinstance(value, dict) and value:
             out.update(flat(value, name + "."))
@@ -36,9 +40,10 @@ def describe(provenance, weights):
     """(description, tags) of the blend: its members and what made them."""
     experiment, lmgap = provenance["experiment"], provenance["lmgap"]
     members = list(weights["weights"])
+    ngrams = sorted({int(m.group(1)) for m in (re.fullmatch(r"both/o(\d+)\b.*", member) for member in members) if m})
     families = []
-    if any(member.split("/")[-1].startswith("o") for member in members):
-        families.append(f"KenLM n-grams of orders {', '.join(map(str, experiment['orders']))}")
+    if ngrams:
+        families.append(f"KenLM n-grams of orders {', '.join(map(str, ngrams))}")
     neural = sorted(experiment.get("neural") or {})
     if neural:
         families.append(f"neural models ({', '.join(neural)})")
@@ -47,10 +52,10 @@ def describe(provenance, weights):
     families.append("the context-free gap-word unigram")
     commit = f" at git commit {lmgap['commit'][:12]}" if lmgap.get("commit") else ""
     description = (
-        f"Blend of {'; '.join(families)}; weights by EM on {experiment['eval_splits'][0]}'s gaps, "
-        f"cross-fitted (lmgap {lmgap['version']}{commit})"
+        f"Blend of {'; '.join(families)}; weights by EM on {experiment['eval_splits'][0]}'s gaps "
+        f"(cross-fitted there, all of them for test-A) (lmgap {lmgap['version']}{commit})"
     )
-    tags = ["lmgap", "blend", "kenlm", "n-grams"]
+    tags = ["lmgap", "blend", *(["kenlm", "n-grams"] if ngrams else [])]
     if neural:
         tags.append("neural-network")
     if "both/document" in members:
@@ -68,6 +73,7 @@ def write_submission(outs, weights_path, provenance_path, out_folder):
     description, tags = describe(provenance, weights)
     params = flat(provenance["experiment"])
     params.update({f"weight.{name}": round(value, 6) for name, value in weights["weights"].items()})
+    params[SPLITS] = ",".join(outs)
     params["lmgap.version"] = provenance["lmgap"]["version"]
     params["lmgap.code"] = provenance["lmgap"]["code"]
     if provenance["lmgap"].get("commit"):
@@ -80,11 +86,14 @@ def write_submission(outs, weights_path, provenance_path, out_folder):
 
 
 def submission_files(folder):
-    """[(relative path)] of a submission folder: gonito.yaml and every split's out.tsv."""
+    """[(relative path)] of a submission folder: gonito.yaml and the out.tsv of every split it
+    names (a folder left by an earlier config is not the submission's)."""
     folder = Path(folder)
     if not (folder / YAML).is_file():
         raise LmgapError(f"{folder} holds no {YAML}: run the pipeline first (snakemake --cores 8) to write it")
-    return [Path(YAML), *sorted(path.relative_to(folder) for path in folder.glob("*/out.tsv"))]
+    with open(folder / YAML) as handle:
+        splits = str(yaml.safe_load(handle)["params"][SPLITS]).split(",")
+    return [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
 
 
 def copy_into(folder, clone):
@@ -92,6 +101,18 @@ def copy_into(folder, clone):
     line per line of the clone's in.tsv.xz of its split; returns the files copied."""
     folder, clone = Path(folder), Path(clone)
     files = submission_files(folder)
+    predicted = {relative.parent.name for relative in files[1:]}
+    # gonito scores the challenge's dev-* and test-* splits (train/ is its training data).
+    scored = sorted(
+        path.parent.name for path in clone.glob("*/in.tsv.xz") if re.match(r"(dev|test)-", path.parent.name)
+    )
+    for wanted in scored:
+        if wanted not in predicted:
+            setting = "corpus.test_a: true" if wanted == "test-A" else f"{wanted} among eval_splits"
+            raise LmgapError(
+                f"{clone} has {wanted}/in.tsv.xz but the submission has no {wanted}/out.tsv: gonito "
+                f"scores every split of the challenge; set {setting} in config.yaml and rerun the pipeline"
+            )
     for relative in files[1:]:
         split = relative.parent
         if not (clone / split / "in.tsv.xz").is_file():
