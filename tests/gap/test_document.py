@@ -68,6 +68,17 @@ def heldout_gaps(word):
     return gaps
 
 
+def test_a_page_s_words_are_split_as_geval_splits_them_and_never_listed_unless_utf8():
+    # A no-break space is part of its word, on an ASCII page or not; a word that is not UTF-8
+    # keeps its place (the distances of the others) but is never listed.
+    assert Page("Mr.\u00a0Smith came".encode(), b"", "both").words == ["Mr.\u00a0Smith", "came"]
+    page = Page(b"q \xff " + "Mr.\u00a0Smith".encode(), b"came", "both")
+    assert page.words == ["", "Mr.\u00a0Smith", "came", "q"] and page.distances.tolist() == [3, 2, 1, 1]
+    assert "" not in probabilities(b"q \xff " + "Mr.\u00a0Smith".encode(), b"came")
+    # A pair made of a word that cannot be listed is no pair found.
+    assert Page(b"q \xff b", b"b \xfe r", "both").level() == "0"
+
+
 def test_the_heldout_gaps_choose_the_decay_and_the_pair_weight():
     settings = {"variant": "both", "decays": [1, 10, None], "rarity": 0.0, "top_k": 100}
     model, table, scores = fit(heldout_gaps("near"), settings, {})

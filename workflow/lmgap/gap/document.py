@@ -45,11 +45,12 @@ NOT_TEXT = ""
 
 
 def utf8_words(text):
-    """The words of a context (bytes) as str, NOT_TEXT for a word that is not UTF-8."""
-    try:
-        return text.decode("utf-8").split()
-    except UnicodeDecodeError:
-        return [_decoded(word) or NOT_TEXT for word in text.split()]
+    """The words of a context (bytes) as str, NOT_TEXT for a word that is not UTF-8. Split on
+    ASCII whitespace, as GEval, expected.tsv and the candidates split: a no-break space is part
+    of its word."""
+    if text.isascii():
+        return text.decode("ascii").split()
+    return [_decoded(word) or NOT_TEXT for word in text.split()]
 
 
 def _decoded(word):
@@ -97,7 +98,7 @@ class Page:
     def level(self):
         """The level p0 is measured on: the context's length, and whether a pair was found."""
         length = int(np.searchsorted(LENGTH_LEVELS, self.tokens, side="right"))
-        return f"{length}{'+pair' if self.pairs.any() else ''}"
+        return f"{length}{'+pair' if (self.pairs * self.listable).any() else ''}"
 
 
 def _distinct(tokens):
