@@ -247,7 +247,10 @@ def gap_neural_runtime(wildcards, input):
     if "base" in input.keys():
         with open(input.base, "rb") as handle:
             gaps = sum(1 for _ in handle)
-        candidates = GAP["neural_candidates"]
+        # The n-gram's words, and those of the document family's it adds.
+        candidates = GAP["neural_candidates"] + (
+            GAP["document"]["neural_words"] if "document" in input.keys() else 0
+        )
     else:
         # The manifest gives the split's lines; on a first run it may not be written yet when
         # this job is planned (it is no input, or moving the corpus would rerun the job): then

@@ -37,8 +37,9 @@ TOLERANCE = 1e-12
 PRIOR = 1.0
 # A member that gives a gap word's bucket no probability at all still leaves the mixture defined.
 FLOOR = 1e-300
-# EM drives a useless member's weight towards 0 without reaching it; below this its words are
-# not listed (their mass, under 1e-9, goes to p0, a bucket's least share being p0 / 1,024).
+# The prior keeps every weight at PRIOR / (gaps + members * PRIOR) at least (1e-5 on the real
+# dev-0): a member weighted below this, which only a fit on about 1e9 gaps could give, has its
+# words not listed (their mass goes to p0, a bucket's least share being p0 / 1,024).
 NEGLIGIBLE = 1e-9
 
 
