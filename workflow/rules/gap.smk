@@ -288,7 +288,7 @@ rule gap_blend:
 # of the challenge (lmgap.gap.gonito).
 rule gap_submission:
     input:
-        outs=expand(SYSTEM_OUT, system="both/blend", split=GAP_SPLITS),
+        outs=list(submission_outs().values()),
         weights=expand(rules.gap_blend.output.weights, split=config["eval_splits"][0]),
         provenance=rules.provenance.output.provenance,
     output:
@@ -305,7 +305,7 @@ rule gap_submission:
         runtime=10,
     params:
         code=script_code("gap_submission"),
-        splits=GAP_SPLITS,
+        outs=submission_outs(),
     script:
         "../scripts/gap_submission.py"
 
@@ -316,13 +316,8 @@ rule gap_table:
         submissions=expand(
             SYSTEM_OUT,
             system=[
-                f"both/{name}"
-                for name in [
-                    *GAP_MODELS,
-                    *gap_neural_models(),
-                    *(["document"] if document_systems("both") else []),
-                    *(["blend"] if blend_wanted() else []),
-                ]
+                *(member for member in blend_members() if member != "unigram"),
+                *(["both/blend"] if blend_wanted() else []),
             ],
             split=GAP_SPLITS,
         ),

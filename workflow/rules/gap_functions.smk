@@ -203,12 +203,15 @@ def gap_table_files():
 
 def gap_table_inputs(wildcards):
     """gap_table's inputs: every file of gap_table_files(), under its kind."""
-    inputs = {}
-    for kind, files in gap_table_files().items():
-        paths = inputs.setdefault(kind, [])
-        for value in files.values():
-            paths.extend(value.values() if isinstance(value, dict) else [value])
-    return inputs
+    return {kind: paths_in(files) for kind, files in gap_table_files().items()}
+
+
+def submission_outs():
+    """{split: the blend's out.tsv on it} of every predicted split: what the submission holds."""
+    return {
+        split: SYSTEM_OUT.format(system="both/blend", split=split)
+        for split in GAP_SPLITS
+    }
 
 
 def rescoring_base():

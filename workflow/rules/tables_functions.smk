@@ -29,9 +29,7 @@ def scored_files(kind):
 
 def scored_outputs(kind):
     """The files of scored_files(kind), in its order, each model's splits together."""
-    return [
-        path for by_split in scored_files(kind).values() for path in by_split.values()
-    ]
+    return paths_in(scored_files(kind))
 
 
 def cost_files():

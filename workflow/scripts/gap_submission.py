@@ -11,7 +11,7 @@ from lmgap.scriptio import run
 run(
     snakemake,
     lambda log: write_submission(
-        dict(zip(snakemake.params.splits, snakemake.input.outs)),
+        snakemake.params.outs,
         snakemake.input.weights[0],
         snakemake.input.provenance,
         Path(snakemake.output.gonito).parent,
