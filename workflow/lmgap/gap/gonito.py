@@ -12,6 +12,7 @@ import yaml
 from ..atomic import atomic_open, atomic_path
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
+from ..files import count_newlines
 
 YAML = "gonito.yaml"
 # Settings of the provenance record's experiment that say nothing of the submission: where the
@@ -121,7 +122,7 @@ def copy_into(folder, clone):
                 f"(git clone git://gonito.net/challenging-america-word-gap-prediction)"
             )
         with open(folder / relative, "rb") as handle:
-            lines = sum(1 for _ in handle)
+            lines = count_newlines(handle)
         expected = sum(len(block) for block in read_contexts(clone / split))
         if lines != expected:
             raise LmgapError(
