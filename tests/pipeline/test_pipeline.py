@@ -53,7 +53,12 @@ def test_markdown_table_has_one_row_per_order(demo_run):
 def test_arpa_is_not_kept_by_default_and_text_ends_with_newline(demo_run):
     models = demo_run / "work/results/models"
     assert sorted(p.name for p in models.iterdir()) == ["o3", "o4", "o5"]
-    assert sorted(p.name for p in (models / "o3").iterdir()) == ["model.binary", "ngram_counts.json", "usage.json"]
+    assert sorted(p.name for p in (models / "o3").iterdir()) == [
+        "fingerprint.json",
+        "model.binary",
+        "ngram_counts.json",
+        "usage.json",
+    ]
     text = (demo_run / "work/results/text/dev-0.txt").read_bytes()
     assert text.endswith(b"\n") and text.count(b"\n") == 600
 

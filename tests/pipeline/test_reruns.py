@@ -112,6 +112,18 @@ def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_r
     assert "train" not in jobs and "gap_heldout" not in jobs
 
 
+def test_models_trained_again_to_other_bytes_are_scored_again(first_run):
+    root, config = first_run
+    work, corpus = root / "work", root / "corpus"
+    fingerprints = {p: p.read_bytes() for p in (work / "results/models").glob("*/fingerprint.json")}
+    lines = (corpus / "train/expected.tsv").read_text().splitlines()
+    (corpus / "train/expected.tsv").write_text("\n".join(["changed", *lines[1:]]) + "\n")
+    jobs, _ = rerun(work, config)
+    assert jobs["train"] == jobs["install_model"] == jobs["query"] == jobs["gap_logprobs"] == 2
+    assert jobs["gap_predictions"] == 4 and jobs["gap_blend"] == 1
+    assert all(p.read_bytes() != before for p, before in fingerprints.items()) and len(fingerprints) == 2
+
+
 def test_orders_and_pruning_train_only_their_own_models(first_run):
     root, config = first_run
     work = root / "work"
@@ -125,6 +137,7 @@ def test_orders_and_pruning_train_only_their_own_models(first_run):
         "kenlm_tools": 1,
         "train": 1,
         "install_model": 1,
+        "model_fingerprint": 1,
         **scored,
         "gap_blend": 1,
         "gap_evaluate": 3,
@@ -139,6 +152,7 @@ def test_orders_and_pruning_train_only_their_own_models(first_run):
         **TABLES,
         "train": 2,
         "install_model": 2,
+        "model_fingerprint": 2,
         **{k: 2 * v for k, v in scored.items()},
         "gap_blend": 1,
         "gap_evaluate": 5,
@@ -199,7 +213,8 @@ def test_keep_arpa_turned_on_after_the_models_exist_writes_their_arpa(tmp_path, 
     arpa = tmp_path / "work/results/models/o3/model.arpa"
     assert not arpa.exists()
     jobs, _ = rerun(tmp_path / "work", {**config, "keep_arpa": True})
-    assert jobs["train"] == 1
+    # Trained again for its ARPA text, to the same binary: nothing scores it again.
+    assert jobs["train"] == jobs["install_model"] == 1 and "query" not in jobs
     text = arpa.read_text()
     assert "\\data\\\nngram 1=" in text[:100] and text.rstrip().endswith("\\end\\")
 
@@ -229,7 +244,10 @@ def test_a_deleted_model_folder_is_trained_again_and_the_tables_follow(tmp_path,
     shutil.rmtree(work / "results/models/o4")
     (work / "results/gap/both/o3/dev-0/out.tsv").unlink()
     jobs, _ = rerun(work, config)
-    assert jobs["train"] == jobs["query"] == jobs["gap_logprobs"] == 1 and jobs["gap_predictions"] == 3
+    # Trained again from the same text and options, o4 has the bytes its scores were made from:
+    # they stand. The deleted prediction is made again, and what reads it.
+    assert jobs["train"] == jobs["gap_predictions"] == 1
+    assert not {"query", "gap_logprobs"} & set(jobs)
     assert (work / "results/models/o4/model.binary").stat().st_size > 0
     assert (work / "results/gap/both/o3/dev-0/out.tsv").stat().st_size > 0
     # Trained again from the same text and options: the same figures.
@@ -248,9 +266,18 @@ def test_turning_discount_fallback_on_trains_the_same_models_to_the_same_figures
     work = root / "work"
     before = {row["model"]: row for row in read_table(work)}
     binaries = {order: (work / f"results/models/o{order}/model.binary").read_bytes() for order in (3, 4)}
-    jobs, _ = rerun(work, {**config, "lmplz": {"discount_fallback": True}})
-    # The same folders, trained again: lmplz estimated every discount, so nothing changes.
+    changed = {**config, "lmplz": {"discount_fallback": True}}
+    # A dry run cannot know the bytes a training will give: it lists what scores the models, and
+    # says so where it lists each model's fingerprint.
+    planned = run_pipeline(work, changed, "--dry-run")
+    said = planned.stdout + planned.stderr
+    assert "Fingerprint o3's binary (results/models/o3/fingerprint.json). If it is the bytes it was" in said
+    assert jobs_planned(work, changed)["query"] == 2
+    jobs, _ = rerun(work, changed)
+    # The same folders, trained again: lmplz estimated every discount, so nothing changes, and
+    # nothing scores them again (the query and gap jobs read a binary by its fingerprint).
     assert jobs["train"] == jobs["install_model"] == 2
+    assert jobs.keys() <= {"train", "install_model", "model_fingerprint", *TABLES}, jobs
     after = {row["model"]: row for row in read_table(work)}
     for name in ("o3", "o4"):
         assert after[name]["discount_fallback"] == "true"

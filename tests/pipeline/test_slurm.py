@@ -20,6 +20,7 @@ LOCAL_RULES = {
     "split_fingerprint",
     "corpus_manifest",
     "install_model",
+    "model_fingerprint",
     "perplexity_table",
     "cost_table",
     "comparison_table",

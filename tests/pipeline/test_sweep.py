@@ -132,7 +132,14 @@ def test_switching_axes_back_and_forth_retrains_nothing(sweep_run, tmp_path):
         assert run_pipeline(work, {**config, **edit}).jobs == tables, edit
     # A new fraction: its sample and its four models, nothing else trained again.
     done = run_pipeline(work, {**config, "train_fraction": [0.25, 0.5, 1.0]})
-    assert done.jobs == {**tables, "sample_training_text": 1, "train": 4, "install_model": 4, "query": 4}
+    assert done.jobs == {
+        **tables,
+        "sample_training_text": 1,
+        "train": 4,
+        "install_model": 4,
+        "model_fingerprint": 4,
+        "query": 4,
+    }
     assert {log for log in done.logs if log.startswith(("train/", "query/"))} == {
         f"{rule}/o{order}{prune}-frac0.25{split}.log"
         for order in (2, 3)

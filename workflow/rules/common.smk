@@ -108,6 +108,27 @@ def model_and_split_fingerprints(wildcards):
     return fingerprints_of(config["train_split"], wildcards.split)
 
 
+def scoring_fingerprints(models):
+    """An input function: model_and_split_fingerprints, and the fingerprints of the n-gram
+    models that models(wildcards) names, whose binaries the job reads (see model_fingerprint).
+    """
+
+    def fingerprints(wildcards):
+        return [
+            *model_and_split_fingerprints(wildcards),
+            *(
+                MODEL_FINGERPRINT.format(model=m)
+                for m in dict.fromkeys(models(wildcards))
+            ),
+        ]
+
+    return fingerprints
+
+
+def the_model(wildcards):
+    return [wildcards.model]
+
+
 def all_fingerprints(wildcards):
     return fingerprints_of(config["train_split"], *config["eval_splits"])
 
@@ -124,7 +145,8 @@ def kept_results():
     """What a run keeps on disk besides the tables: every model, its scores and gap predictions,
     asked for by `all`. Snakemake does not make again a missing file that only up-to-date jobs
     read, so without this a deleted model folder stayed deleted, and the tables kept its old
-    figures; asked for, it is trained again and everything it feeds is redone."""
+    figures; asked for, it is trained again, and what it feeds redone if its bytes changed.
+    """
     splits = config["eval_splits"]
     models = sorted(MODELS)
     kept = [

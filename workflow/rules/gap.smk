@@ -57,9 +57,9 @@ rule gap_candidates:
 
 rule gap_logprobs:
     input:
-        binary=rules.install_model.output.binary,
+        binary=MODEL_BINARY,
         candidates=rules.gap_candidates.output.candidates,
-        fingerprint=model_and_split_fingerprints,
+        fingerprint=scoring_fingerprints(the_model),
         kenlm_python=kenlm_python_for,
     output:
         logprobs="results/gap/logprobs/{model}/{split}.npz",
@@ -86,7 +86,7 @@ rule gap_predictions:
         candidates=rules.gap_candidates.output.candidates,
         coverage=rules.gap_candidates.output.coverage,
         logprobs=rules.gap_logprobs.output.logprobs,
-        fingerprint=model_and_split_fingerprints,
+        fingerprint=scoring_fingerprints(the_model),
     output:
         out="results/gap/{context}/{model}/{split}/out.tsv",
         stats="results/gap/stats/{context}/{model}/{split}.json",
@@ -164,7 +164,9 @@ rule gap_evaluate:
     input:
         out=SYSTEM_OUT,
         candidates=gap_candidates_of,
-        fingerprint=model_and_split_fingerprints,
+        fingerprint=scoring_fingerprints(
+            lambda wildcards: system_models(wildcards.system)
+        ),
     output:
         metrics="results/gap/metrics/{system}/{split}.json",
         lines="results/gap/metrics/{system}/{split}.lines.tsv",
@@ -193,7 +195,7 @@ rule gap_neural:
         base=lambda wildcards: rules.gap_predictions.output.out.format(
             context="both", model=rescoring_base(), split=wildcards.split
         ),
-        fingerprint=model_and_split_fingerprints,
+        fingerprint=scoring_fingerprints(lambda wildcards: [rescoring_base()]),
     output:
         out="results/gap/both/{neural}/{split}/out.tsv",
         stats="results/gap/stats/both/{neural}/{split}.json",
@@ -262,7 +264,7 @@ rule gap_masked:
 rule gap_blend:
     input:
         unpack(blend_inputs),
-        fingerprint=model_and_split_fingerprints,
+        fingerprint=scoring_fingerprints(lambda wildcards: system_models("both/blend")),
     output:
         out="results/gap/both/blend/{split}/out.tsv",
         weights="results/gap/both/blend/{split}/weights.json",
@@ -322,6 +324,7 @@ rule gap_table:
             split=GAP_SPLITS,
         ),
         fingerprint=all_fingerprints,
+        models=expand(MODEL_FINGERPRINT, model=GAP_MODELS),
     output:
         tsv=report(
             "results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"

@@ -59,6 +59,18 @@ def system_family(system):
     return "neural" if name in NEURAL else "ngram"
 
 
+def system_models(system):
+    """The n-gram models whose binaries a system's predictions come from."""
+    family = system_family(system)
+    if family == "ngram":
+        return [system.split("/")[1]]
+    if family == "neural" and system.split("/")[1] in NEURAL_CAUSAL:
+        return [rescoring_base()]
+    if family == "blend":
+        return [model for member in blend_members() for model in system_models(member)]
+    return []
+
+
 def document_systems(*contexts):
     """The document family's systems with these contexts, when it is enabled."""
     if not GAP["document"]["enabled"]:

@@ -1,7 +1,8 @@
-# Moving a trained model into place takes no time: on a cluster it runs where Snakemake was
-# started.
+# Moving a trained model into place takes no time, and its fingerprint one read of it: on a
+# cluster they run where Snakemake was started.
 localrules:
     install_model,
+    model_fingerprint,
 
 
 # A share of the training split's documents for a learning curve, the same lines every run.
@@ -78,12 +79,35 @@ rule install_model:
         "../scripts/install_model.py"
 
 
-rule query:
+# A checkpoint, as split_fingerprint is: what scores a model reads its binary by content, through
+# this fingerprint (see MODEL_BINARY), so a model trained again to the same bytes (keep_arpa or
+# discount_fallback turned on or off, an edit to the training code) is scored again by nothing.
+checkpoint model_fingerprint:
     input:
         binary=rules.install_model.output.binary,
+        fingerprint=train_fingerprint,
+    output:
+        fingerprint=MODEL_FINGERPRINT,
+    log:
+        "logs/model_fingerprint/{model}.log",
+    conda:
+        "../../envs/python.yaml"
+    params:
+        code=script_code("model_fingerprint"),
+    message:
+        "Fingerprint {wildcards.model}'s binary ({output.fingerprint}). If it is the bytes it was, "
+        "every job this plan lists after it that scores {wildcards.model} (its query, gap scores "
+        "and predictions) finds nothing to do and does not run."
+    script:
+        "../scripts/model_fingerprint.py"
+
+
+rule query:
+    input:
+        binary=MODEL_BINARY,
         text=rules.rebuild_text.output.text,
         query=kenlm_tool("query"),
-        fingerprint=model_and_split_fingerprints,
+        fingerprint=scoring_fingerprints(lambda wildcards: [wildcards.model]),
     output:
         metrics="results/eval/{model}/{split}.json",
         documents="results/eval/{model}/{split}.documents.tsv",

@@ -37,6 +37,13 @@ def model_files(folder):
     return {name: f"results/{folder}/{{model}}/{names[name]}" for name in files}
 
 
+# A model's fingerprint, the sha256 of its binary (checkpoint model_fingerprint). What scores a
+# model reads the binary by content: its date is ignored (ancient), and its fingerprint, a small
+# file Snakemake compares by checksum, is an input beside it.
+MODEL_FINGERPRINT = "results/models/{model}/fingerprint.json"
+MODEL_BINARY = ancient(model_files("models")["binary"])
+
+
 def training_text_mb(input):
     """The training text's size: the estimates are per byte of text (not of the tools, also inputs)."""
     return text_mb(input.text)
