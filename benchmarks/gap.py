@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/gap.py speed --words 10000000 --orders 3 4 5   # the quality table
     .venv/bin/python benchmarks/gap.py growth --words 1000000 4000000 16000000 64000000
     .venv/bin/python benchmarks/gap.py speed --corpus /tmp/vim --orders 3 5    # real_english.py's
+    .venv/bin/python benchmarks/gap.py processes --words 10000000 --repeat 1 4
 
 speed: a clean pipeline run with the gap task off (models, perplexity tables), then the same
 folder with it on, so that the second run's wall time is the gap task alone, candidate index
@@ -14,14 +15,23 @@ table and the run's folder (kept, so that another commit's gap task can be run o
 growth: the candidate pass alone (rule gap_candidates, with its held-out set and the rebuilt
 training text) on corpora of each size; prints its peak resident memory against the size of the
 training text, for the memory estimate of lmgap.gap.candidates.index_memory_mb.
+
+processes: the candidate pass alone (lmgap.gap.candidates.write_candidates, 4,000 held-out gaps)
+counted by one process and by two, on the corpus's rebuilt training text and on that text
+repeated (--repeat 4: four times the text, the vocabulary of one); prints each pass's wall time
+and peak memory (the resident memory of the process and its children, summed) against the
+estimate, and stops unless both give the same bytes and the estimate is 20% above the peak.
 """
 
 import argparse
 import csv
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
+
+import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
@@ -29,7 +39,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from compare import SNAKEMAKE, kenlm_tools, machine, measured  # noqa: E402
 from generate_corpus import generate  # noqa: E402
+from lmgap.corpus.rebuild import rebuild_split  # noqa: E402
 from lmgap.gap.candidates import index_memory_mb  # noqa: E402
+from lmgap.gap.heldout import write_heldout  # noqa: E402
 
 DEV_WORDS = 3_080_000  # the real dev-0: 10,519 lines of about 290 words
 
@@ -109,6 +121,72 @@ def growth(args, bin_dir):
             sys.exit(f"the estimate of {estimate} MB is less than 20% above the measured {row['max_rss_mb']} MB")
 
 
+def processes(args):
+    corpus = corpus_for(args.work, args.words, args.seed)
+    folder = Path(args.work) / f"gap-processes-{corpus.name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / "train.txt").exists():
+        rebuild_split(corpus / "train", folder / "train.part")
+        (folder / "train.part").rename(folder / "train.txt")
+    write_heldout(corpus / "train", 4000, folder / "heldout.tsv", folder / "words.tsv")
+    failed = []
+    for repeat in args.repeat:
+        text = folder / f"train-x{repeat}.txt"
+        with open(text, "wb") as out:
+            for _ in range(repeat):
+                with open(folder / "train.txt", "rb") as one:
+                    shutil.copyfileobj(one, out)
+        text_mb = text.stat().st_size / 2**20
+        made = {}
+        for workers in (1, 2):
+            outputs = {"candidates": str(folder / f"candidates-{workers}.npz")}
+            outputs["coverage"] = str(folder / f"coverage-{workers}.json")
+            inputs = {"text": str(text), "split_dir": str(corpus / "dev-0"), "heldout": str(folder / "heldout.tsv")}
+            settings = {"per_context": 400, "frequent": 400, "workers": workers}
+            seconds, peak_mb = peak_of(PASS.format(workflow=REPO / "workflow", args=(inputs, settings, outputs)))
+            made[workers] = b"".join(Path(path).read_bytes() for path in outputs.values())
+            estimate = index_memory_mb(text_mb, workers)
+            row = {"text_mb": round(text_mb, 1), "processes": workers, "seconds": round(seconds, 1)}
+            row.update(peak_mb=round(peak_mb), estimate_mb=estimate, margin=round(estimate / peak_mb, 2))
+            print(json.dumps(row), flush=True)
+            if estimate < 1.2 * peak_mb:
+                failed.append(f"{text.name}, {workers} processes: the estimate is less than 20% above the peak")
+        text.unlink()
+        if made[1] != made[2]:
+            failed.append(f"{text.name}: one process and two gave different candidates")
+    if failed:
+        sys.exit("; ".join(failed))
+
+
+# One candidate pass in a process of its own, as rule gap_candidates runs it.
+PASS = """
+import sys
+from types import SimpleNamespace
+sys.path.insert(0, "{workflow}")
+from lmgap.gap.candidates import write_candidates
+inputs, settings, outputs = {args!r}
+write_candidates(inputs, settings, SimpleNamespace(**outputs), sys.stderr)
+"""
+
+
+def peak_of(code):
+    """(wall seconds, peak MB of the resident memory of a Python process running code and of its
+    children, summed)."""
+    started = time.monotonic()
+    process = psutil.Popen([sys.executable, "-c", code])
+    peak = 0
+    while process.poll() is None:
+        try:
+            tree = [process, *process.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree))
+        except psutil.Error:
+            pass
+        time.sleep(0.02)
+    if process.returncode:
+        sys.exit(f"the candidate pass failed with exit code {process.returncode}")
+    return time.monotonic() - started, peak / 2**20
+
+
 def add_run_arguments(parser):
     """The options every run on a generated corpus takes: its seed, the work folder, KenLM's tools."""
     parser.add_argument("--seed", type=int, default=1)
@@ -118,15 +196,20 @@ def add_run_arguments(parser):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["speed", "growth"])
+    parser.add_argument("mode", choices=["speed", "growth", "processes"])
     parser.add_argument("--words", type=int, nargs="+", help="training words of the generated corpora")
     parser.add_argument("--corpus", help="speed: a corpus in the challenge's format instead of a generated one")
     parser.add_argument("--orders", type=int, nargs="+", default=[5])
+    parser.add_argument("--repeat", type=int, nargs="+", default=[1], help="processes: the text this many times")
     add_run_arguments(parser)
     args = parser.parse_args()
-    bin_dir = kenlm_tools(args.kenlm_bin)
     if not args.words and not (args.mode == "speed" and args.corpus):
         parser.error("give --words (or, for speed, --corpus)")
+    if args.mode == "processes":
+        args.words = args.words[0]
+        processes(args)
+        return
+    bin_dir = kenlm_tools(args.kenlm_bin)
     if args.mode == "speed":
         args.words = args.words[0] if args.words else None
         speed(args, bin_dir)

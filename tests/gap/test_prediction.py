@@ -1,6 +1,7 @@
 """Gap prediction: candidates against brute-force counts, scores against query run by hand, and
 predictions against the exact gap distribution of a known source."""
 
+import os
 import subprocess
 from collections import Counter
 from types import SimpleNamespace
@@ -9,7 +10,8 @@ import numpy as np
 import pytest
 
 from lmgap.corpus.rebuild import read_contexts, rebuild_split
-from lmgap.gap.candidates import CandidateSets, build_candidates, context_words, write_candidates
+from lmgap.gap import candidates
+from lmgap.gap.candidates import CandidateSets, build_candidates, context_words, line_spans, write_candidates
 from lmgap.gap.lines import format_line, read_gaps
 from lmgap.gap.coverage import share
 from lmgap.gap.geval import score_files
@@ -62,7 +64,8 @@ def brute_force_counts(text_lines):
     return counts
 
 
-def test_candidates_are_the_most_frequent_continuations_counted_by_hand(tmp_path):
+@pytest.mark.parametrize("workers", [1, 3])
+def test_candidates_are_the_most_frequent_continuations_counted_by_hand(workers, tmp_path):
     source = MarkovSource(vocab_size=40, successors=6, mix=0.2, seed=3)
     write_corpus(tmp_path / "corpus", source, train_sentences=600, dev_sentences=40, seed=3)
     rebuild_split(tmp_path / "corpus/train", tmp_path / "train.txt")
@@ -72,7 +75,7 @@ def test_candidates_are_the_most_frequent_continuations_counted_by_hand(tmp_path
     documents = read_gaps(tmp_path / "corpus/dev-0")
     gaps = [context_words(left.split(), right.split()) for left, right in documents]
     per_context, frequent = 4, 3
-    found = build_candidates(tmp_path / "train.txt", documents, skip, per_context, frequent)
+    found = build_candidates(tmp_path / "train.txt", documents, skip, per_context, frequent, workers)
     unigram = Counter(w for line in (text for n, text in enumerate(lines, 1) if n not in skip) for w in line.split())
     top_words = {w for w, c in unigram.items() if c > sorted(unigram.values())[-frequent - 1]}
     for gap, (a2, a1, c1, c2) in enumerate(gaps):
@@ -99,6 +102,40 @@ def test_candidates_are_the_most_frequent_continuations_counted_by_hand(tmp_path
             # Nothing left out was seen more often than something kept.
             if chosen and set(seen) - chosen:
                 assert min(seen[w] for w in chosen) >= max(seen[w] for w in set(seen) - chosen)
+
+
+def test_forked_copies_counting_spans_of_the_text_give_one_pass_s_candidates(tmp_path):
+    source = MarkovSource(vocab_size=300, successors=8, mix=0.3, seed=6)
+    write_corpus(tmp_path / "corpus", source, train_sentences=900, dev_sentences=30, seed=6)
+    rebuild_split(tmp_path / "corpus/train", tmp_path / "train.txt")
+    data = (tmp_path / "train.txt").read_bytes()
+    lines = data.splitlines(keepends=True)
+    for workers in (2, 3, 7):
+        spans = line_spans(tmp_path / "train.txt", workers)
+        assert len(spans) == workers and spans[0][0] == 0 and spans[-1][1] == len(data)
+        for (start, end, number), (after, _, next_number) in zip(spans, spans[1:]):
+            assert end == after and data[end - 1 : end] == b"\n"
+            assert next_number == number + data[start:end].count(b"\n")
+            assert b"".join(lines[next_number - 1 :]) == data[after:]
+    # Lines left out on either side of where the text is cut in two and in seven.
+    cuts = [number for _, _, number in line_spans(tmp_path / "train.txt", 2) + line_spans(tmp_path / "train.txt", 7)]
+    skip = {1, 9, *cuts, *(n - 1 for n in cuts[1:]), len(lines)}
+    documents = read_gaps(tmp_path / "corpus/dev-0")
+    one = build_candidates(tmp_path / "train.txt", documents, skip, 5, 20)
+    for workers in (2, 3, 7):
+        many = build_candidates(tmp_path / "train.txt", documents, skip, 5, 20, workers)
+        assert many.words == one.words
+        for name in ("offsets", "ids", "flags"):
+            assert np.array_equal(getattr(many, name), getattr(one, name)), (workers, name)
+
+
+def test_a_counting_copy_that_dies_stops_the_pass_with_its_exit_code(tmp_path, monkeypatch):
+    source = MarkovSource(vocab_size=40, successors=6, seed=7)
+    write_corpus(tmp_path / "corpus", source, train_sentences=200, dev_sentences=10, seed=7)
+    rebuild_split(tmp_path / "corpus/train", tmp_path / "train.txt")
+    monkeypatch.setattr(candidates, "_count_in_copy", lambda *args: os._exit(3))
+    with pytest.raises(RuntimeError, match=r"the process counting bytes \d+ to \d+ of .* exit code 3"):
+        build_candidates(tmp_path / "train.txt", read_gaps(tmp_path / "corpus/dev-0"), set(), 5, 5, 2)
 
 
 def test_heldout_lines_are_spread_and_never_counted(tmp_path):
@@ -190,7 +227,7 @@ def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, t
     log = Log()
     write_candidates(
         {"text": root / "train.txt", "split_dir": root / "corpus/dev-0", "heldout": tmp_path / "heldout.tsv"},
-        {"per_context": 400, "frequent": 400},
+        {"per_context": 400, "frequent": 400, "workers": 2},
         SimpleNamespace(candidates=tmp_path / "c.npz", coverage=tmp_path / "coverage.json"),
         log,
     )

@@ -4,6 +4,7 @@ ready to submit, and test-A predicted without its gap words."""
 import json
 import lzma
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -105,8 +106,11 @@ def test_the_candidate_pass_reserves_its_estimate_and_stays_below_it(demo_run):
     # The job's benchmark record: its peak, and the memory it asked the scheduler for.
     record = benchmark_record(work / "results/benchmarks/gap_candidates/dev-0.tsv")
     reserved = int(record["resources"]["mem_mb"])
-    # The estimate for the training text's size (at least 1 MB).
-    assert reserved == index_memory_mb(max(text_mb, 1))
+    # The estimate for the training text's size (at least 1 MB) and the processes that counted it.
+    log = (work / "logs/gap_candidates/dev-0.log").read_text()
+    workers = int(re.search(r"counting processes: (\d+)", log).group(1))
+    assert workers == min(len(os.sched_getaffinity(0)), 2)  # the run's --cores 2
+    assert reserved == index_memory_mb(max(text_mb, 1), workers)
     assert 0 < float(record["max_rss"]) <= reserved
 
 

@@ -42,10 +42,12 @@ rule gap_candidates:
         "results/benchmarks/gap_candidates/{split}.tsv"
     conda:
         "../../envs/python.yaml"
+    # The text is counted in spans, one process each (lmgap.gap.candidates.count_text).
+    threads: CPUS
     resources:
         mem_mb=gap_index_mem_mb,
-        cpus=1,
-        cpus_per_task=1,
+        cpus=CPUS,
+        cpus_per_task=CPUS,
         runtime=candidates_runtime,
     params:
         code=script_code("gap_candidates"),

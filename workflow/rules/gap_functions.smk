@@ -3,7 +3,7 @@
 import json
 import math
 
-from lmgap.gap.candidates import index_memory_mb
+from lmgap.gap.candidates import index_memory_mb, workers_within
 from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
 from lmgap.report.gap import gap_definitions_rst
@@ -36,9 +36,13 @@ def check_gap_index_fits(size_mb):
     return need
 
 
-def gap_index_mem_mb(wildcards, input):
-    """The estimate is per MB of the training text (not of the held-out list beside it)."""
-    return check_gap_index_fits(text_mb(input.text))
+def gap_index_mem_mb(wildcards, input, threads):
+    """The estimate is per MB of the training text (not of the held-out list beside it), for as
+    many processes as the job's threads whose pass the budget holds (the job counts the same).
+    """
+    size_mb = max(text_mb(input.text), 1)
+    check_gap_index_fits(size_mb)
+    return index_memory_mb(size_mb, workers_within(threads, MEMORY_BUDGET_MB, size_mb))
 
 
 def gap_candidates_of(wildcards):

@@ -5,14 +5,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
-from lmgap.gap.candidates import write_candidates
+from lmgap.gap.candidates import workers_within, write_candidates
+from lmgap.ngram.memory import text_mb
 from lmgap.scriptio import run, split_dir
+
+# As many processes as the job's threads whose pass fits the memory it reserved (gap_index_mem_mb).
+workers = workers_within(snakemake.threads, snakemake.resources.mem_mb, text_mb(snakemake.input.text))
 
 run(
     snakemake,
     lambda log: write_candidates(
         {"text": snakemake.input.text, "split_dir": split_dir(snakemake), "heldout": snakemake.input.heldout},
-        {"per_context": snakemake.params.per_context, "frequent": snakemake.params.frequent},
+        {
+            "per_context": snakemake.params.per_context,
+            "frequent": snakemake.params.frequent,
+            "workers": workers,
+        },
         snakemake.output,
         log,
     ),

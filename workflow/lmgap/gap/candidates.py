@@ -14,6 +14,8 @@ Each candidate carries a bit per source that proposed it; the left-context ablat
 candidates of the left sources (its document's left context among them) and the frequent words.
 """
 
+import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -32,16 +34,23 @@ LOW = np.int64((1 << 32) - 1)
 MERGE_EVERY = 8_000_000
 
 
-def index_memory_mb(text_mb):
-    """What a candidate pass may hold at its peak for a training text of text_mb, for the real
-    dev-0's 10,519 gaps and 4,000 held-out ones.
+def index_memory_mb(text_mb, workers=1):
+    """What a candidate pass by `workers` processes may hold at its peak for a training text of
+    text_mb, for the real dev-0's 10,519 gaps and 4,000 held-out ones.
 
-    Measured (BENCHMARKS.md, generated corpora): 424, 715, 901 and 1,269 MB for 5.7, 22.9, 91.7
-    and 366.7 MB of text; the peak grows more slowly than the text (vocabulary and contexts
-    saturate). This line lies at least 20% above every measurement: 2,572 MB for the real
-    corpus's 836 MB.
+    Measured (BENCHMARKS.md, generated corpora, the resident memory of the pass's processes
+    summed, sampled every 20 ms): one process took 970 and 987 MB for 57.5 and 230.2 MB of text,
+    two 1,171 and 1,756 MB (the pages they share counted twice). The peak grows more slowly than
+    the text (vocabulary and contexts saturate); each further process is a forked copy holding
+    its span's vocabulary and counts, which the first then absorbs. This line lies at least 20%
+    above every measurement: 2,772 MB for the real corpus's 836 MB, 4,508 MB with two processes.
     """
-    return int(900 + 2 * text_mb)
+    return int(1100 + 2 * text_mb + (workers - 1) * (900 + text_mb))
+
+
+def workers_within(threads, mem_mb, text_mb):
+    """The most processes, up to threads, whose candidate pass fits in mem_mb (one at least)."""
+    return max([n for n in range(1, threads + 1) if index_memory_mb(text_mb, n) <= mem_mb], default=1)
 
 
 def context_words(left, right):
@@ -147,6 +156,24 @@ class ContextIndex:
                 self.pending[name] = ([merged[0]], [merged[1]])
         self.pending_size = sum(len(pairs[0]) for pairs, _ in self.pending.values() if pairs)
 
+    def absorb(self, counted):
+        """Add what a copy of this index counted in a later span of the text (span_counts): its new
+        words take ids after this index's, in the order the copy met them, so the ids and counts
+        are those of one pass over both spans."""
+        base, words, pending, unigram = counted
+        remap = np.arange(base + len(words), dtype=np.int64)
+        remap[base:] = [self._id(word) for word in words]
+        for name, (pairs, counts) in pending.items():
+            if pairs:
+                slots, word = pairs[0] >> SHIFT, pairs[0] & LOW
+                self.pending[name][0].append((slots << SHIFT) | remap[word])
+                self.pending[name][1].append(counts[0])
+        total = np.zeros(len(self.vocab), dtype=np.int64)
+        total[: len(self.unigram)] = self.unigram
+        total[remap[: len(unigram)]] += unigram
+        self.unigram = total
+        self._merge_pending()
+
     def top(self, per_context):
         """{source: (offsets, word ids)}: each context's per_context most frequent continuations,
         ties broken by first appearance in the text; offsets index them by context."""
@@ -221,17 +248,103 @@ def _is_utf8(word):
     return True
 
 
-def count_text(index, text_path, skip_lines, block_bytes=1 << 24):
-    """Feed a rebuilt text to the index, block by block, leaving out the given line numbers."""
-    number = 0
+def count_text(index, text_path, skip_lines, workers=1):
+    """Feed a rebuilt text to the index, leaving out the given line numbers. With workers above 1
+    the text is cut into as many spans of whole lines: forked copies of the index count all but
+    the first, which this process counts meanwhile and then absorbs theirs in order (the same ids
+    and counts as one pass). Returns the number of lines."""
+    spans = line_spans(text_path, workers)
+    if not spans:
+        return 0
+    context = multiprocessing.get_context("fork")
+    copies = []
+    # Every copy is forked before this process counts: each starts from the index as it is now.
+    for span in spans[1:]:
+        receive, send = context.Pipe(duplex=False)
+        # Daemons: if this process fails, they end with it rather than wait to be read.
+        process = context.Process(target=_count_in_copy, args=(index, text_path, span, skip_lines, send), daemon=True)
+        process.start()
+        send.close()
+        copies.append((process, receive, span))
+    try:
+        number = count_span(index, text_path, spans[0], skip_lines)
+        for process, receive, span in copies:
+            try:
+                counted, lines = receive.recv()
+            except EOFError:
+                process.join()
+                raise RuntimeError(
+                    f"the process counting bytes {span[0]} to {span[1]} of {text_path} ended with "
+                    f"exit code {process.exitcode} and no counts"
+                ) from None
+            index.absorb(counted)
+            number += lines
+    finally:
+        for process, _, _ in copies:
+            process.kill()
+            process.join()
+    return number
+
+
+def _count_in_copy(index, text_path, span, skip_lines, send):
+    """In a forked copy of the index: count one span and send what absorb needs, and its lines."""
+    base = len(index.vocab)
+    lines = count_span(index, text_path, span, skip_lines)
+    index._merge_pending()
+    send.send(((base, list(index.vocab)[base:], index.pending, index.unigram), lines))
+    send.close()
+
+
+def count_span(index, text_path, span, skip_lines, block_bytes=1 << 24):
+    """Feed one span of whole lines (start byte, end byte, number of its first line) to the index,
+    block by block."""
+    start, end, first_number = span
+    number = first_number - 1
     with open(text_path, "rb") as handle:
-        while lines := handle.readlines(block_bytes):
+        handle.seek(start)
+        left = end - start
+        while left > 0 and (lines := handle.readlines(min(block_bytes, left))):
+            for taken, line in enumerate(lines, start=1):
+                left -= len(line)
+                if left <= 0:
+                    lines = lines[:taken]
+                    break
             first = number + 1
             number += len(lines)
             if any(first <= n <= number for n in skip_lines):
                 lines = [line for n, line in enumerate(lines, start=first) if n not in skip_lines]
             index.add_text(b"".join(lines))
-    return number
+    return number - first_number + 1
+
+
+def line_spans(path, parts):
+    """Up to `parts` spans of whole lines of equal size in bytes, cutting the file: (start byte,
+    end byte, number of the span's first line)."""
+    size = os.path.getsize(path)
+    spans, start, number = [], 0, 1
+    with open(path, "rb") as handle:
+        for part in range(1, parts + 1):
+            if start >= size:
+                break
+            handle.seek(max(start, size * part // parts))
+            if part < parts and handle.tell() > 0:
+                handle.readline()
+            end = handle.tell() if part < parts else size
+            if end > start:
+                spans.append((start, end, number))
+                handle.seek(start)
+                number += _newlines(handle, end - start)
+            start = end
+    return spans
+
+
+def _newlines(handle, length):
+    """The line ends in the next length bytes of a binary file."""
+    count = 0
+    while length > 0 and (block := handle.read(min(length, 1 << 20))):
+        count += block.count(b"\n")
+        length -= len(block)
+    return count
 
 
 class CandidateSets:
@@ -276,13 +389,13 @@ class CandidateSets:
             return cls(words, data["offsets"], data["ids"], data["flags"])
 
 
-def build_candidates(text_path, gaps, skip_lines, per_context, frequent):
+def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers=1):
     """CandidateSets of gaps (their left and right contexts, bytes) from a rebuilt training text,
-    without counting the lines in skip_lines. The contexts are split one gap at a time: a list
-    of every gap's words would cost ten times their text."""
+    without counting the lines in skip_lines, counted by `workers` processes. The contexts are
+    split one gap at a time: a list of every gap's words would cost ten times their text."""
     index = ContextIndex([context_words(left.split(), right.split()) for left, right in gaps])
     documents = [index.document_words(left.split(), right.split()) for left, right in gaps]
-    count_text(index, text_path, skip_lines)
+    count_text(index, text_path, skip_lines, workers)
     offsets, ids, flags = index.candidates(range(len(gaps)), per_context, frequent, documents)
     return CandidateSets(list(index.vocab), offsets, ids, flags)
 
@@ -290,20 +403,21 @@ def build_candidates(text_path, gaps, skip_lines, per_context, frequent):
 def write_candidates(inputs, settings, outputs, log):
     """One pass over the training text: the split's candidate sets, and how often the held-out
     training gaps' words are among theirs (coverage.py), which sets p0. inputs: text (the rebuilt
-    training text), split_dir, heldout; settings: per_context, frequent; outputs: candidates,
-    coverage."""
+    training text), split_dir, heldout; settings: per_context, frequent, workers (processes);
+    outputs: candidates, coverage."""
     started = time.monotonic()
     per_context, frequent = settings["per_context"], settings["frequent"]
     gaps = read_gaps(inputs["split_dir"])
     heldout = read_heldout(inputs["heldout"])
     every = gaps + [(left, right) for _, _, left, right in heldout]
     skip = {number for number, _, _, _ in heldout}
-    found = build_candidates(inputs["text"], every, skip, per_context, frequent)
+    found = build_candidates(inputs["text"], every, skip, per_context, frequent, settings["workers"])
     split = found.subset(range(len(gaps)))
     split.save(outputs.candidates)
     table = measure(found.subset(range(len(gaps), len(every))), [word for _, word, _, _ in heldout])
     write_json({"per_context": per_context, "frequent": frequent, "coverage": table}, outputs.coverage)
     log.write(
         f"{len(gaps)} gaps, {len(split.ids) / max(len(gaps), 1):.1f} candidates per gap; "
-        f"{len(heldout)} held-out gaps; {time.monotonic() - started:.1f} s\n"
+        f"{len(heldout)} held-out gaps; counting processes: {settings['workers']}; "
+        f"{time.monotonic() - started:.1f} s\n"
     )
