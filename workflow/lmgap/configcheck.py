@@ -1,4 +1,5 @@
-"""Validate the config against its JSON schema, filling in defaults, and say where a bad value came from."""
+"""Validate the config against its JSON schema and say where a bad value came from; Snakemake's
+validate fills in the schema's defaults."""
 
 import copy
 import os
@@ -27,24 +28,6 @@ def check_yaml_syntax(path):
         mark = err.problem_mark or err.context_mark
         where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
         raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
-
-
-def fill_defaults(config, schema):
-    """A copy of config with every missing key that has a default set to it."""
-    config = copy.deepcopy(config)
-    if schema.get("type") == "object" and isinstance(config, dict):
-        for key, sub in schema.get("properties", {}).items():
-            if key not in config and "default" in sub:
-                config[key] = copy.deepcopy(sub["default"])
-            if key in config:
-                config[key] = fill_defaults(config[key], sub)
-        # A mapping of names to entries of one schema (neural:): each entry gets its defaults.
-        entries = schema.get("additionalProperties")
-        if isinstance(entries, dict):
-            for key in config:
-                if key not in schema.get("properties", {}):
-                    config[key] = fill_defaults(config[key], entries)
-    return config
 
 
 def _types(schema):
@@ -152,17 +135,21 @@ class Origins:
 
 
 def validate_config(config, schema_path, origins=None):
-    """The config with defaults and ~ expanded; an LmgapError naming each bad key and the file
-    or option it came from."""
+    """The config with the schema's defaults (by snakemake.utils.validate) and ~ expanded; an
+    LmgapError naming each bad key and the file or option it came from."""
+    from snakemake.utils import validate
+
     origins = origins or Origins()
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
-    config = fill_defaults(config, schema)
-    config = coerce_overrides(config, schema, origins.overrides)
+    # The values given, checked before the defaults fill in, so that a message is about one of
+    # them; every default is valid.
+    config = coerce_overrides(copy.deepcopy(config), schema, origins.overrides)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         raise invalid([(origins.of(place(error)), key_path(error), explain(error)) for error in errors])
+    validate(config, str(schema_path), set_default=True)
     for keys in PATH_KEYS:
         section, key = keys
         value = config[section][key]
