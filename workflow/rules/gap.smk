@@ -42,7 +42,7 @@ rule gap_candidates:
         "results/benchmarks/gap_candidates/{split}.tsv"
     conda:
         "../../envs/python.yaml"
-    # The text is counted in spans, one process each (lmgap.gap.candidates.count_text).
+    # A large text is counted in spans, one process each (lmgap.gap.candidates.workers_within).
     threads: CPUS
     resources:
         mem_mb=gap_index_mem_mb,

@@ -32,6 +32,8 @@ SHIFT = np.int64(32)
 LOW = np.int64((1 << 32) - 1)
 # Pairs kept per source before they are merged into counts (bounds the memory of a pass).
 MERGE_EVERY = 8_000_000
+# The training text (MB, about 17M words) from which a pass is split between processes.
+SPLIT_MB = 100
 
 
 def index_memory_mb(text_mb, workers=1):
@@ -49,7 +51,11 @@ def index_memory_mb(text_mb, workers=1):
 
 
 def workers_within(threads, mem_mb, text_mb):
-    """The most processes, up to threads, whose candidate pass fits in mem_mb (one at least)."""
+    """The processes of a candidate pass: the most, up to threads, that fit in mem_mb, for a text
+    of SPLIT_MB or more; one below, where the pass takes seconds, half of them in work that does
+    not split, and a second process would save a second or two for twice the memory."""
+    if text_mb < SPLIT_MB:
+        return 1
     return max([n for n in range(1, threads + 1) if index_memory_mb(text_mb, n) <= mem_mb], default=1)
 
 
