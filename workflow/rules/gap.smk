@@ -43,11 +43,11 @@ rule gap_candidates:
     conda:
         "../../envs/python.yaml"
     # A large text is counted in spans, one process each (lmgap.gap.candidates.workers_within).
-    threads: CPUS
+    threads: CANDIDATES_THREADS
     resources:
         mem_mb=gap_index_mem_mb,
-        cpus=CPUS,
-        cpus_per_task=CPUS,
+        cpus=CANDIDATES_THREADS,
+        cpus_per_task=CANDIDATES_THREADS,
         runtime=candidates_runtime,
     params:
         code=script_code("gap_candidates"),

@@ -107,7 +107,7 @@ rule query:
         binary=MODEL_BINARY,
         text=rules.rebuild_text.output.text,
         query=kenlm_tool("query"),
-        fingerprint=scoring_fingerprints(lambda wildcards: [wildcards.model]),
+        fingerprint=scoring_fingerprints(the_model),
     output:
         metrics="results/eval/{model}/{split}.json",
         documents="results/eval/{model}/{split}.documents.tsv",

@@ -9,7 +9,7 @@ from lmgap.gap.candidates import workers_within, write_candidates
 from lmgap.ngram.memory import text_mb
 from lmgap.scriptio import run, split_dir
 
-# As many processes as the job's threads whose pass fits the memory it reserved (gap_index_mem_mb).
+# The processes whose pass fits the memory the job reserved (gap_index_mem_mb), one for a small text.
 workers = workers_within(snakemake.threads, snakemake.resources.mem_mb, text_mb(snakemake.input.text))
 
 run(

@@ -163,7 +163,7 @@ class ContextIndex:
         self.pending_size = sum(len(pairs[0]) for pairs, _ in self.pending.values() if pairs)
 
     def absorb(self, counted):
-        """Add what a copy of this index counted in a later span of the text (span_counts): its new
+        """Add what a copy of this index counted in a later span of the text (_count_in_copy): its new
         words take ids after this index's, in the order the copy met them, so the ids and counts
         are those of one pass over both spans."""
         base, words, pending, unigram = counted
