@@ -1,6 +1,7 @@
 """Gap prediction: candidates against brute-force counts, scores against query run by hand, and
 predictions against the exact gap distribution of a known source."""
 
+import functools
 import os
 import subprocess
 from collections import Counter
@@ -16,6 +17,7 @@ from lmgap.gap.lines import format_line, read_gaps
 from lmgap.gap.coverage import share
 from lmgap.gap.geval import score_files
 from lmgap.gap.heldout import heldout_line_numbers, read_heldout, write_heldout
+from lmgap.gap.sources import FLAG
 from lmgap.gap.predict import score_candidates, write_scores
 from lmgap.gap.submission import normalised, write_model_predictions
 from generate_corpus import END, START, MarkovSource, write_corpus
@@ -127,6 +129,34 @@ def test_forked_copies_counting_spans_of_the_text_give_one_pass_s_candidates(tmp
         assert many.words == one.words
         for name in ("offsets", "ids", "flags"):
             assert np.array_equal(getattr(many, name), getattr(one, name)), (workers, name)
+
+
+def test_candidates_do_not_depend_on_how_the_counts_are_merged(tmp_path, monkeypatch):
+    source = MarkovSource(vocab_size=300, successors=8, mix=0.3, seed=8)
+    write_corpus(tmp_path / "corpus", source, train_sentences=900, dev_sentences=30, seed=8)
+    rebuild_split(tmp_path / "corpus/train", tmp_path / "train.txt")
+    documents = read_gaps(tmp_path / "corpus/dev-0")
+    one = build_candidates(tmp_path / "train.txt", documents, {4, 40}, 5, 20)
+    # Blocks of a few lines, each merged into the counts at once: hundreds of merges, and tied
+    # counts kept in the order of the words' first appearance throughout.
+    monkeypatch.setattr(candidates, "MERGE_EVERY", 0)
+    monkeypatch.setattr(candidates, "count_span", functools.partial(candidates.count_span, block_bytes=500))
+    for workers in (1, 3):
+        many = build_candidates(tmp_path / "train.txt", documents, {4, 40}, 5, 20, workers)
+        assert many.words == one.words
+        for name in ("offsets", "ids", "flags"):
+            assert np.array_equal(getattr(many, name), getattr(one, name)), (workers, name)
+
+
+def test_tied_counts_keep_the_order_of_first_appearance_across_spans(tmp_path):
+    # Y comes before X in the text, and after the gap's left word once each, in the second half
+    # only: the copy counting that half meets X first.
+    (tmp_path / "train.txt").write_bytes(b"q Y q\nq X q\n" + b"q q q\n" * 50 + b"b X\nb Y\n")
+    for workers in (1, 2):
+        found = build_candidates(tmp_path / "train.txt", [(b"a b", b"c d")], set(), 1, 0, workers)
+        ids, flags = found.of(0)
+        after1 = [found.words[i] for i, flag in zip(ids.tolist(), flags.tolist()) if flag & FLAG["after1"]]
+        assert after1 == [b"Y"], workers
 
 
 def test_a_counting_copy_that_dies_stops_the_pass_with_its_exit_code(tmp_path, monkeypatch):

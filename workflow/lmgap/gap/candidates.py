@@ -14,6 +14,7 @@ Each candidate carries a bit per source that proposed it; the left-context ablat
 candidates of the left sources (its document's left context among them) and the frequent words.
 """
 
+import itertools
 import multiprocessing
 import os
 import time
@@ -30,7 +31,8 @@ from .sources import CONTEXT_SOURCES, FLAG
 BOS, EOS = b"<s>", b"</s>"
 SHIFT = np.int64(32)
 LOW = np.int64((1 << 32) - 1)
-# Pairs kept per source before they are merged into counts (bounds the memory of a pass).
+# Pairs counted, over all sources, since their last merge into the counts: the memory of a pass
+# holds the counts and at most this many more.
 MERGE_EVERY = 8_000_000
 # The training text (MB, about 17M words) from which a pass is split between processes.
 SPLIT_MB = 100
@@ -41,13 +43,14 @@ def index_memory_mb(text_mb, workers=1):
     text_mb, for the real dev-0's 10,519 gaps and 4,000 held-out ones.
 
     Measured (BENCHMARKS.md, generated corpora, the resident memory of the pass's processes
-    summed, sampled every 20 ms): one process took 970 and 987 MB for 57.5 and 230.2 MB of text,
-    two 1,171 and 1,756 MB (the pages they share counted twice). The peak grows more slowly than
-    the text (vocabulary and contexts saturate); each further process is a forked copy holding
-    its span's vocabulary and counts, which the first then absorbs. This line lies at least 20%
-    above every measurement: 2,772 MB for the real corpus's 836 MB, 4,508 MB with two processes.
+    summed, sampled every 20 ms): one process took 1,004, 1,053 and 1,885 MB for 57.5, 230.2 and
+    711.8 MB of text, two 1,172, 1,802 and 3,002 MB (the pages they share counted twice). The peak
+    grows more slowly than the text (vocabulary and contexts saturate); each further process is a
+    forked copy holding its span's vocabulary and counts, which the first then absorbs. This line
+    lies at least 20% above every measurement: 2,822 MB for the real corpus's 836 MB, 4,558 MB with
+    two processes.
     """
-    return int(1100 + 2 * text_mb + (workers - 1) * (900 + text_mb))
+    return int(1150 + 2 * text_mb + (workers - 1) * (900 + text_mb))
 
 
 def workers_within(threads, mem_mb, text_mb):
@@ -67,10 +70,15 @@ def context_words(left, right):
 
 
 def _merge(keys, counts):
-    """Sum the counts of equal keys; keys come back sorted and unique."""
+    """Sum the counts of equal keys; keys come back sorted and unique. The parts come sorted or
+    nearly, and a stable sort (timsort) merges their runs where np.unique would sort afresh."""
     keys, counts = np.concatenate(keys), np.concatenate(counts)
-    unique, inverse = np.unique(keys, return_inverse=True)
-    return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], counts[order].astype(np.int64)
+    if not len(keys):
+        return keys, counts
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[starts], np.add.reduceat(counts, starts)
 
 
 class ContextIndex:
@@ -100,6 +108,8 @@ class ContextIndex:
             self.slot[name] = np.full(self.context_vocab + 1, -1, dtype=np.int64)
             self.slot[name][self.keys[name]] = np.arange(len(self.keys[name]))
         self.pair_index = {name: pd.Index(self.keys[name]) for name in ("after2", "before2", "between")}
+        # Per source, parts of unique (slot << SHIFT | word) keys and their counts; _merge_pending
+        # leaves one part, sorted.
         self.pending = {name: ([], []) for name in CONTEXT_SOURCES}
         self.pending_size = 0
         self.unigram = np.zeros(2, dtype=np.int64)
@@ -111,14 +121,10 @@ class ContextIndex:
         return found
 
     def _ids(self, tokens):
-        ids = list(map(self.vocab.get, tokens))
-        position = -1
-        try:
-            while True:
-                position = ids.index(None, position + 1)
-                ids[position] = self._id(tokens[position])
-        except ValueError:
-            return np.array(ids, dtype=np.int64)
+        ids = np.fromiter(map(self.vocab.get, tokens, itertools.repeat(-1)), dtype=np.int64, count=len(tokens))
+        for position in np.flatnonzero(ids < 0).tolist():
+            ids[position] = self._id(tokens[position])
+        return ids
 
     def add_text(self, text):
         """Count one block of whole lines of rebuilt text (bytes, each line ending in a newline)."""
@@ -157,10 +163,10 @@ class ContextIndex:
 
     def _merge_pending(self):
         for name, (pairs, counts) in self.pending.items():
-            if len(pairs) > 1:
+            if pairs:
                 merged = _merge(pairs, counts)
                 self.pending[name] = ([merged[0]], [merged[1]])
-        self.pending_size = sum(len(pairs[0]) for pairs, _ in self.pending.values() if pairs)
+        self.pending_size = 0
 
     def absorb(self, counted):
         """Add what a copy of this index counted in a later span of the text (_count_in_copy): its new
@@ -189,7 +195,8 @@ class ContextIndex:
             pairs = pairs[0] if pairs else np.zeros(0, dtype=np.int64)
             counts = counts[0] if counts else np.zeros(0, dtype=np.int64)
             context, word = pairs >> SHIFT, pairs & LOW
-            order = np.lexsort((word, -counts, context))
+            # The pairs come sorted by context and word: a stable sort keeps the words in order.
+            order = np.lexsort((-counts, context))
             context, word = context[order], word[order]
             first = np.searchsorted(context, context)
             keep = np.arange(len(context)) - first < per_context
