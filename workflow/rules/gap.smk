@@ -40,6 +40,7 @@ rule gap_candidates:
         "logs/gap_candidates/{split}.log",
     benchmark:
         "results/benchmarks/gap_candidates/{split}.tsv"
+    priority: SCORING_FIRST
     conda:
         "../../envs/python.yaml"
     # A large text is counted in spans, one process each (lmgap.gap.candidates.workers_within).
@@ -69,6 +70,7 @@ rule gap_logprobs:
         "logs/gap_logprobs/{model}/{split}.log",
     benchmark:
         "results/benchmarks/gap_logprobs/{model}/{split}.tsv"
+    priority: SCORING_FIRST
     conda:
         "../../envs/gap.yaml"
     threads: CPUS
@@ -94,6 +96,7 @@ rule gap_predictions:
         stats="results/gap/stats/{context}/{model}/{split}.json",
     log:
         "logs/gap_predictions/{context}/{model}/{split}.log",
+    priority: lambda wildcards: blend_priority(f"{wildcards.context}/{wildcards.model}")
     conda:
         "../../envs/python.yaml"
     resources:
@@ -118,6 +121,7 @@ rule gap_unigram:
         stats="results/gap/stats/unigram/{split}.json",
     log:
         "logs/gap_unigram/{split}.log",
+    priority: blend_priority("unigram")
     conda:
         "../../envs/python.yaml"
     resources:
@@ -146,6 +150,7 @@ rule gap_document:
         "logs/gap_document/{context}/{split}.log",
     benchmark:
         "results/benchmarks/gap_document/{context}/{split}.tsv"
+    priority: lambda wildcards: blend_priority(f"{wildcards.context}/document")
     conda:
         "../../envs/python.yaml"
     resources:
@@ -174,6 +179,7 @@ rule gap_evaluate:
         lines="results/gap/metrics/{system}/{split}.lines.tsv",
     log:
         "logs/gap_evaluate/{system}/{split}.log",
+    priority: lambda wildcards: blend_priority(wildcards.system)
     conda:
         "../../envs/python.yaml"
     resources:
@@ -207,6 +213,7 @@ rule gap_neural:
         "results/benchmarks/gap_neural/{neural}/{split}.tsv"
     wildcard_constraints:
         neural=exactly(NEURAL_CAUSAL),
+    priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
     threads: CPUS
@@ -243,6 +250,7 @@ rule gap_masked:
         "results/benchmarks/gap_masked/{neural}/{split}.tsv"
     wildcard_constraints:
         neural=exactly(NEURAL_MASKED),
+    priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
     threads: CPUS
@@ -273,6 +281,7 @@ rule gap_blend:
         stats="results/gap/stats/both/blend/{split}.json",
     log:
         "logs/gap_blend/{split}.log",
+    priority: BLEND_PATH
     conda:
         "../../envs/python.yaml"
     resources:
