@@ -119,41 +119,36 @@ def copy_of_repository(dest):
     return dest
 
 
-def jobs_run(done):
-    """{rule: count} from the job stats snakemake prints before it starts (or in a dry run)."""
-    lines = (done.stderr + done.stdout).splitlines()
-    start = lines.index("Job stats:") + 3
-    counts = {}
-    for line in lines[start:]:
-        parts = line.split()
-        if len(parts) != 2 or parts[0] == "total":
-            break
-        counts[parts[0]] = int(parts[1])
-    return counts
-
-
 # Where the pipeline's own build_kenlm rule puts KenLM's tools, relative to a run's folder.
 KENLM_TOOLS = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
+
+
+def built_once(tmp_path_factory, name, build):
+    """The folder `name` that build(folder) fills, once per test run: with several workers
+    (pytest-xdist), the first to ask builds it while the others wait, and all then read it. A
+    test that changes what it holds works on a copy."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / ".built").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            build(root)
+            (root / ".built").touch()
+    return root
 
 
 @pytest.fixture(scope="session")
 def kenlm_bin(tmp_path_factory):
     """KenLM's tools as the pipeline's own build_kenlm rule builds them: those of this checkout,
     which `make test` builds before the tests start (so that no test worker waits for it), or else
-    built once per run, for every worker of a parallel one, the first to ask building while the
-    others wait."""
+    built once per run."""
     if all((REPO / KENLM_TOOLS / tool).is_file() for tool in ("lmplz", "query", "build_binary")):
         return REPO / KENLM_TOOLS
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    workdir = shared / "kenlm"
-    tools = KENLM_TOOLS
-    with open(shared / "kenlm.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (workdir / "built").exists():
-            run_pipeline(workdir, {"orders": [3]}, *(f"{tools}/{tool}" for tool in ("lmplz", "query", "build_binary")))
-            (workdir / "built").touch()
-    return workdir / tools
+    tools = [f"{KENLM_TOOLS}/{tool}" for tool in ("lmplz", "query", "build_binary")]
+    return built_once(tmp_path_factory, "kenlm", lambda root: run_pipeline(root, {"orders": [3]}, *tools)) / KENLM_TOOLS
 
 
 def read_table(workdir, name="perplexity.tsv"):
@@ -163,48 +158,58 @@ def read_table(workdir, name="perplexity.tsv"):
 
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory, kenlm_bin):
-    """The pipeline on a demo-size corpus with orders 3, 4, 5 and the default options."""
-    root = tmp_path_factory.mktemp("demo")
-    demo_corpus(root / "corpus")
-    config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
-    # Benchmark records with each job's resources (what it asked the scheduler for).
-    run_pipeline(root / "work", config, "--benchmark-extended")
-    return root
+    """The pipeline on a demo-size corpus with orders 3, 4, 5 and the default options, and its
+    report (results/report.html). Read only."""
+
+    def build(root):
+        demo_corpus(root / "corpus")
+        config = {"corpus": {"source": str(root / "corpus")}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(kenlm_bin)}}
+        # Benchmark records with each job's resources (what it asked the scheduler for).
+        run_pipeline(root / "work", config, "--benchmark-extended")
+        done = run_pipeline(root / "work", config, "--report", "results/report.html")
+        assert "Report created" in done.stderr, done.stderr[-3000:]
+
+    return built_once(tmp_path_factory, "demo", build)
 
 
 @pytest.fixture(scope="session")
 def sweep_run(tmp_path_factory, kenlm_bin):
-    """The demo sweep run locally; the SLURM test compares its tables with these."""
-    root = tmp_path_factory.mktemp("sweep")
-    run_pipeline(root / "work", sweep_config(sweep_corpus(root / "corpus"), kenlm_bin))
-    return root
+    """The demo sweep run locally; the SLURM test compares its tables with these. Read only."""
+    return built_once(
+        tmp_path_factory,
+        "sweep",
+        lambda root: run_pipeline(root / "work", sweep_config(sweep_corpus(root / "corpus"), kenlm_bin)),
+    )
 
 
 @pytest.fixture(scope="session")
 def neural_run(tmp_path_factory, kenlm_bin):
-    """A finished run with every kind of job: orders 3, the gap task and one small neural model."""
-    root = tmp_path_factory.mktemp("neural-run")
-    demo_corpus(root / "corpus", seed=9, train_sentences=800, dev_sentences=60)
-    config = {
-        "corpus": {"source": "../corpus"},
-        "orders": [3],
-        "kenlm": {"bin_dir": str(kenlm_bin)},
-        "neural": {
-            "small": {
-                "train": {
-                    "layers": 1,
-                    "width": 16,
-                    "heads": 2,
-                    "context": 32,
-                    "vocab_size": 300,
-                    "steps": 5,
-                    "batch_size": 4,
+    """A finished run with every kind of job: orders 3, the gap task and one small neural model.
+    Read only: neural_run_copy gives a test its own copy."""
+
+    def build(root):
+        demo_corpus(root / "corpus", seed=9, train_sentences=800, dev_sentences=60)
+        config = {
+            "corpus": {"source": "../corpus"},
+            "orders": [3],
+            "kenlm": {"bin_dir": str(kenlm_bin)},
+            "neural": {
+                "small": {
+                    "train": {
+                        "layers": 1,
+                        "width": 16,
+                        "heads": 2,
+                        "context": 32,
+                        "vocab_size": 300,
+                        "steps": 5,
+                        "batch_size": 4,
+                    }
                 }
-            }
-        },
-    }
-    run_pipeline(root / "work", config)
-    return root
+            },
+        }
+        run_pipeline(root / "work", config)
+
+    return built_once(tmp_path_factory, "neural-run", build)
 
 
 @pytest.fixture

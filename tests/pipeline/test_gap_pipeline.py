@@ -126,13 +126,10 @@ def test_a_budget_that_cannot_hold_the_candidate_pass_is_refused_before_any_job(
     run_pipeline(tmp_path / "work", {**config, "gap": {"enabled": False}}, "--resources", "mem_mb=600", "--dry-run")
 
 
-def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_run):
-    work = demo_run / "work"
-    config = yaml.safe_load((work / "config.yaml").read_text())
-    try:
-        planned = jobs_planned(work, {**config, "gap": {"top_k": 50}})
-    finally:
-        (work / "config.yaml").write_text(yaml.safe_dump(config))
+def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_run, tmp_path):
+    # The shared run's config.yaml stays as it is: the change comes in a --configfile of its own.
+    (tmp_path / "top_k.yaml").write_text(yaml.safe_dump({"gap": {"top_k": 50}}))
+    planned = jobs_planned(demo_run / "work", None, "--configfile", str(tmp_path / "top_k.yaml"))
     # The provenance record holds the experiment's settings, so it is written again too.
     assert planned == {
         "gap_predictions": 6,
