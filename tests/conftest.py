@@ -27,6 +27,23 @@ from sweep import sweep_config, sweep_corpus  # noqa: E402
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
 
+# The test files that take longest (2 to 4 minutes each, with --durations), started first: each
+# of the two workers takes whole files (pytest.ini), and one of these started last would run alone
+# at the end. The order of the others, and of the tests within each, stays pytest-randomly's.
+LONGEST_FIRST = [
+    "pipeline/test_settings.py",
+    "pipeline/test_faults.py",
+    "pipeline/test_reruns.py",
+    "pipeline/test_slurm.py",
+]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    place = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: place.get(item.path.relative_to(REPO / "tests").as_posix(), len(place)))
+
+
 def requirements():
     """Every requirement the set-up installs, as written: the lines of requirements.txt and
     requirements-kenlm.txt (comments and blank lines dropped) and pyproject.toml's optional
