@@ -10,7 +10,7 @@ TEST_PACKAGES := strace
 PACKAGES = $(DEBIAN_PACKAGES)
 CORES ?= 8
 
-.PHONY: setup setup-neural system-packages run test demo readme lint
+.PHONY: setup setup-neural system-packages run test kenlm-tools demo readme lint
 
 setup: system-packages $(VENV)/.installed
 
@@ -34,12 +34,16 @@ system-packages:
 	  echo "Not a Debian system: install cmake, g++, make, Boost, zlib, bzip2 and liblzma headers yourself." >&2; \
 	fi
 
-# The pinned packages, KenLM's Python module built from its pinned source distribution (pip
-# checks its sha256; no cached wheel, which may have been built for another maximum order), and
-# the pipeline's own package with its `lmgap` command.
-$(VENV)/.installed: requirements.txt requirements-kenlm.txt pyproject.toml
+# The pinned packages, Snakemake among them.
+$(VENV)/.packages: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+# KenLM's Python module built from its pinned source distribution (pip checks its sha256; no
+# cached wheel, which may have been built for another maximum order), and the pipeline's own
+# package with its `lmgap` command.
+$(VENV)/.installed: $(VENV)/.packages requirements-kenlm.txt pyproject.toml
 	$(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation --no-cache-dir \
 	  --require-hashes -r requirements-kenlm.txt
 	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation --editable .
@@ -54,12 +58,16 @@ run: setup
 	$(VENV)/bin/snakemake --cores $(CORES)
 
 # The test suite, as CI runs it. KenLM's tools are built first, by the pipeline's own rule (with
-# both cores, once), for the tests to use.
+# both cores, once), for the tests to use: beside the rest of the set-up, which mostly downloads
+# and unpacks, and needs only Snakemake's packages.
 KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
-test: setup-neural
-	$(VENV)/bin/snakemake --cores 2 $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
+test: system-packages $(VENV)/.packages
+	$(MAKE) -j2 $(VENV)/.neural-installed kenlm-tools
 	$(VENV)/bin/pytest
+
+kenlm-tools: $(VENV)/.packages
+	$(VENV)/bin/snakemake --cores 2 $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one
 # small neural model beside the n-grams.
