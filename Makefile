@@ -12,6 +12,12 @@ CORES ?= 8
 
 .PHONY: setup setup-neural system-packages run test kenlm-tools demo readme lint
 
+# One step at a time, whatever -j says: two goals of one `make -j` would otherwise each install
+# into .venv/ at once. Only `make test` runs two steps side by side, in a make of its own.
+ifndef LMGAP_SIDE_BY_SIDE
+.NOTPARALLEL:
+endif
+
 setup: system-packages $(VENV)/.installed
 
 # The neural models' packages (torch, transformers, tokenizers: about 1 GB), the `neural` extra of
@@ -58,12 +64,13 @@ run: setup
 	$(VENV)/bin/snakemake --cores $(CORES)
 
 # The test suite, as CI runs it. KenLM's tools are built first, by the pipeline's own rule (with
-# both cores, once), for the tests to use: beside the rest of the set-up, which mostly downloads
-# and unpacks, and needs only Snakemake's packages.
+# both cores, once), for the tests to use. That build needs only Snakemake's packages, so it runs
+# beside the rest of the set-up (KenLM's Python module, then the neural packages, mostly a
+# download), whose pip installs stay one after the other.
 KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
 test: system-packages $(VENV)/.packages
-	$(MAKE) -j2 $(VENV)/.neural-installed kenlm-tools
+	$(MAKE) -j2 LMGAP_SIDE_BY_SIDE=1 $(VENV)/.neural-installed kenlm-tools
 	$(VENV)/bin/pytest
 
 kenlm-tools: $(VENV)/.packages
