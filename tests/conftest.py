@@ -40,8 +40,8 @@ LONGEST_FIRST = [
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    place = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: place.get(item.path.relative_to(REPO / "tests").as_posix(), len(place)))
+    place = {f"tests/{name}": rank for rank, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: place.get(item.nodeid.split("::")[0], len(place)))
 
 
 def requirements():
