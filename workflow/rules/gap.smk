@@ -13,6 +13,7 @@ rule gap_heldout:
         gap_words="results/gap/train_gap_words.tsv",
     log:
         "logs/gap_heldout/gap_heldout.log",
+    priority: SCORING_FIRST
     conda:
         "../../envs/python.yaml"
     resources:

@@ -118,9 +118,10 @@ def blend_members():
     ]
 
 
-# Priorities of the gap jobs, for a run on a few cores: the candidate pass and the scoring first,
-# since every system waits for them, then what the blend waits for; the left-context ablations,
-# which nothing waits for, take the cores left over.
+# Priorities of the gap jobs, for a run on a few cores: the held-out lines, the candidate pass and
+# the scoring first, since every system waits for them, then what the blend waits for; the
+# left-context ablations, which nothing waits for, take the cores left over. Training's priority
+# (its order, 3 and up by default) comes before all of these.
 SCORING_FIRST, BLEND_PATH = 2, 1
 
 

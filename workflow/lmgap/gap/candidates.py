@@ -31,8 +31,8 @@ from .sources import CONTEXT_SOURCES, FLAG
 BOS, EOS = b"<s>", b"</s>"
 SHIFT = np.int64(32)
 LOW = np.int64((1 << 32) - 1)
-# Pairs counted, over all sources, since their last merge into the counts: the memory of a pass
-# holds the counts and at most this many more.
+# Pairs counted, over all sources, since their last merge into the counts: once past this (checked
+# after each block), they are merged, so a pass holds its counts and about this many more.
 MERGE_EVERY = 8_000_000
 # The training text (MB, about 17M words) from which a pass is split between processes.
 SPLIT_MB = 100
