@@ -118,13 +118,6 @@ def blend_members():
     ]
 
 
-# Priorities of the gap jobs, for a run on a few cores: the held-out lines, the candidate pass and
-# the scoring first, since every system waits for them, then what the blend waits for; the
-# left-context ablations, which nothing waits for, take the cores left over. Training's priority
-# (its order, 3 and up by default) comes before all of these.
-SCORING_FIRST, BLEND_PATH = 2, 1
-
-
 def blend_priority(system):
     """BLEND_PATH for the blend and its members, 0 for the rest."""
     return BLEND_PATH if system == "both/blend" or system in blend_members() else 0

@@ -16,6 +16,7 @@ rule train_tokenizer:
         tokenizer=TOKENIZER,
     log:
         "logs/train_tokenizer/{neural}.log",
+    priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
     resources:
@@ -44,6 +45,7 @@ rule train_neural:
         "logs/train_neural/{neural}.log",
     benchmark:
         "results/benchmarks/train_neural/{neural}.tsv"
+    priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
     # PyTorch keeps every core it is given busy: the job takes them all (a seed gives the same

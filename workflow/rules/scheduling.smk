@@ -13,6 +13,14 @@ from lmgap.ngram.memory import LMPLZ_MIN_MB
 ON_CLUSTER = workflow.remote_exec or workflow.resource_settings.nodes is not None
 
 
+# Priorities of the gap jobs, for a run on a few cores: the held-out lines, the candidate pass and
+# the scoring first, since every system waits for them, then what the blend waits for (its
+# members, neural models' training among them); the left-context ablations, which nothing waits
+# for, take the cores left over. Training an n-gram model (priority: its order, 3 and up by
+# default) comes before all of these.
+SCORING_FIRST, BLEND_PATH = 2, 1
+
+
 def physical_memory_mb():
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
 
