@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -143,16 +144,23 @@ KENLM_TOOLS = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
 def built_once(tmp_path_factory, name, build):
     """The folder `name` that build(folder) fills, once per test run: with several workers
     (pytest-xdist), the first to ask builds it while the others wait, and all then read it. A
-    test that changes what it holds works on a copy."""
+    test that changes what it holds works on a copy. A build that failed fails the others at
+    once, with its error, rather than running again."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    root = shared / name
+    root, failed = shared / name, shared / f"{name}.failed"
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():
+            raise RuntimeError(f"building the shared {name} failed in another worker:\n{failed.read_text()}")
         if not (root / ".built").exists():
             shutil.rmtree(root, ignore_errors=True)
             root.mkdir()
-            build(root)
+            try:
+                build(root)
+            except BaseException:
+                failed.write_text(traceback.format_exc())
+                raise
             (root / ".built").touch()
     return root
 
