@@ -74,7 +74,7 @@ def _merge(keys, counts):
     nearly, and a stable sort (timsort) merges their runs where np.unique would sort afresh."""
     keys, counts = np.concatenate(keys), np.concatenate(counts)
     order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], counts[order].astype(np.int64)
+    keys, counts = keys[order], counts[order].astype(np.int64, copy=False)
     if not len(keys):
         return keys, counts
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
