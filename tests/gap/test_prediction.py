@@ -66,6 +66,13 @@ def brute_force_counts(text_lines):
     return counts
 
 
+def assert_same_candidates(many, one, workers):
+    """The candidate sets of a pass by `workers` processes, word for word and bit for bit one's."""
+    assert many.words == one.words
+    for name in ("offsets", "ids", "flags"):
+        assert np.array_equal(getattr(many, name), getattr(one, name)), (workers, name)
+
+
 @pytest.mark.parametrize("workers", [1, 3])
 def test_candidates_are_the_most_frequent_continuations_counted_by_hand(workers, tmp_path):
     source = MarkovSource(vocab_size=40, successors=6, mix=0.2, seed=3)
@@ -125,10 +132,7 @@ def test_forked_copies_counting_spans_of_the_text_give_one_pass_s_candidates(tmp
     documents = read_gaps(tmp_path / "corpus/dev-0")
     one = build_candidates(tmp_path / "train.txt", documents, skip, 5, 20)
     for workers in (2, 3, 7):
-        many = build_candidates(tmp_path / "train.txt", documents, skip, 5, 20, workers)
-        assert many.words == one.words
-        for name in ("offsets", "ids", "flags"):
-            assert np.array_equal(getattr(many, name), getattr(one, name)), (workers, name)
+        assert_same_candidates(build_candidates(tmp_path / "train.txt", documents, skip, 5, 20, workers), one, workers)
 
 
 def test_candidates_do_not_depend_on_how_the_counts_are_merged(tmp_path, monkeypatch):
@@ -142,10 +146,9 @@ def test_candidates_do_not_depend_on_how_the_counts_are_merged(tmp_path, monkeyp
     monkeypatch.setattr(candidates, "MERGE_EVERY", 0)
     monkeypatch.setattr(candidates, "count_span", functools.partial(candidates.count_span, block_bytes=500))
     for workers in (1, 3):
-        many = build_candidates(tmp_path / "train.txt", documents, {4, 40}, 5, 20, workers)
-        assert many.words == one.words
-        for name in ("offsets", "ids", "flags"):
-            assert np.array_equal(getattr(many, name), getattr(one, name)), (workers, name)
+        assert_same_candidates(
+            build_candidates(tmp_path / "train.txt", documents, {4, 40}, 5, 20, workers), one, workers
+        )
 
 
 def test_tied_counts_keep_the_order_of_first_appearance_across_spans(tmp_path):
