@@ -89,7 +89,7 @@ def test_an_edit_to_the_fetch_refetches_and_redoes_nothing_the_same_bytes_feed(r
 
 def test_a_comment_is_an_edit_too(rerun_edited):
     # Content is what counts: the digest does not tell comments from code.
-    ran, _, _ = rerun_edited("lmgap/report/markdown.py", "\n# a comment\n")
+    ran, _, _ = rerun_edited("lmgap/report/table.py", "\n# a comment\n")
     assert ran["perplexity_table"] == 1 and "train" not in ran
 
 

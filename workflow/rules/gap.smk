@@ -349,7 +349,7 @@ rule gap_table:
     params:
         code=script_code("gap_table"),
         # For the report's caption: the columns' definitions, from their one source.
-        definitions=gap_definitions_rst(),
+        definitions=GAP_TABLE.caption(),
         systems=gap_table_systems(),
         files=gap_table_files(),
         splits=config["eval_splits"],

@@ -6,7 +6,7 @@ import math
 from lmgap.gap.candidates import SPLIT_MB, index_memory_mb, workers_within
 from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
-from lmgap.report.gap import gap_definitions_rst
+from lmgap.report.gap import TABLE as GAP_TABLE
 
 # Every system's prediction and its summary, whichever rule writes them (gap_predictions,
 # gap_unigram, gap_neural, gap_masked, gap_blend): the one spelling their readers use.

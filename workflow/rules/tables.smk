@@ -30,7 +30,7 @@ rule perplexity_table:
     params:
         code=script_code("perplexity_table"),
         # For the report's caption: the columns' definitions, from their one source.
-        definitions=definitions_rst(PERPLEXITY_DEFINITIONS),
+        definitions=PERPLEXITY_TABLE.caption(),
         # Each model's files by name, and its flag: lmplz.discount_fallback is a setting of the
         # same model, which its score's record leaves out (see folder_options).
         models={
@@ -79,7 +79,7 @@ rule cost_table:
         files=cost_files(),
         splits=config["eval_splits"],
         # For the report's caption: the columns' definitions, from their one source.
-        definitions=definitions_rst(COST_DEFINITIONS),
+        definitions=COST_TABLE.caption(),
     script:
         "../scripts/cost_table.py"
 
@@ -108,7 +108,7 @@ rule comparison_table:
     params:
         code=script_code("comparison_table"),
         # For the report's caption: the columns' definitions, from their one source.
-        definitions=definitions_rst(COMPARISON_DEFINITIONS),
+        definitions=COMPARISON_TABLE.caption(),
         models=MODELS,
         neural={name: files["train_fraction"] for name, files in neural_files().items()},
         documents=scored_files("documents"),
@@ -177,8 +177,8 @@ rule document_tables:
     params:
         code=script_code("document_tables"),
         # For the report's captions: the columns' definitions, from their one source.
-        decade_definitions=definitions_rst(DECADE_DEFINITIONS),
-        hardest_definitions=definitions_rst(HARDEST_DEFINITIONS),
+        decade_definitions=DECADES_TABLE.caption(),
+        hardest_definitions=HARDEST_TABLE.caption(),
     script:
         "../scripts/document_tables.py"
 

@@ -1,10 +1,9 @@
 # What the tables read: every model's record on every scored split, and the settings the
 # provenance record keeps (rules in tables.smk).
-from lmgap.report.comparison import DEFINITIONS as COMPARISON_DEFINITIONS
-from lmgap.report.cost import DEFINITIONS as COST_DEFINITIONS
-from lmgap.report.documents import DECADE_DEFINITIONS, HARDEST_DEFINITIONS
-from lmgap.report.markdown import definitions_rst
-from lmgap.report.perplexity import DEFINITIONS as PERPLEXITY_DEFINITIONS
+from lmgap.report.comparison import TABLE as COMPARISON_TABLE
+from lmgap.report.cost import TABLE as COST_TABLE
+from lmgap.report.documents import DECADES_TABLE, HARDEST_TABLE
+from lmgap.report.perplexity import TABLE as PERPLEXITY_TABLE
 from lmgap.report.provenance import made_by
 
 

@@ -15,8 +15,7 @@ def main(log):
         snakemake.params.models,
         files["ngram"],
         snakemake.params.splits,
-        snakemake.output.tsv,
-        snakemake.output.md,
+        snakemake.output,
         files["neural"],
     )
 

@@ -8,15 +8,11 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 from lmgap.report.documents import load_all_documents, write_document_tables
 from lmgap.scriptio import run
 
-out = snakemake.output
 run(
     snakemake,
     lambda log: write_document_tables(
         load_all_documents(snakemake.input.documents, snakemake.input.years),
         {Path(path).stem: path for path in snakemake.input.texts},
-        out.decades_tsv,
-        out.decades_md,
-        out.hardest_tsv,
-        out.hardest_md,
+        snakemake.output,
     ),
 )

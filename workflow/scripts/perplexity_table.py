@@ -11,7 +11,7 @@ from lmgap.scriptio import run
 
 def main(log):
     files = {**snakemake.params.models, **snakemake.params.neural}
-    write_tables(snakemake.input.metrics, files, snakemake.output.tsv, snakemake.output.md)
+    write_tables(snakemake.input.metrics, files, snakemake.output)
 
 
 run(snakemake, main)

@@ -13,10 +13,10 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from ..atomic import atomic_open
 from ..errors import LmgapError
-from .markdown import markdown_table
+from .table import MISSING, Column, Table, missing
 
 CONFIDENCE = 0.95
 # The fewest documents a split must have for the bootstrap to call a difference real. With n
@@ -145,55 +145,94 @@ def compare(pair, split, documents, figures, resamples, seed):
         "model": pair.model,
         "baseline": pair.baseline,
         "differs_in": pair.setting,
-        "perplexity_model": model["perplexity_including_oovs"],
-        "perplexity_baseline": baseline["perplexity_including_oovs"],
-        "oov_rate_model": model["oov_rate"],
-        "oov_rate_baseline": baseline["oov_rate"],
-        "ratio": repr(ratio),
-        "ratio_ci_low": "" if low is None else repr(low),
-        "ratio_ci_high": "" if high is None else repr(high),
+        "perplexity_model": float(model["perplexity_including_oovs"]),
+        "perplexity_baseline": float(baseline["perplexity_including_oovs"]),
+        "oov_rate_model": float(model["oov_rate"]),
+        "oov_rate_baseline": float(baseline["oov_rate"]),
+        "ratio": ratio,
+        "ratio_ci_low": low,
+        "ratio_ci_high": high,
         "real": "not comparable" if not comparable else real or "too few documents",
-        "binary_bytes_model": model["binary_bytes"],
-        "binary_bytes_baseline": baseline["binary_bytes"],
+        "binary_bytes_model": int(model["binary_bytes"]),
+        "binary_bytes_baseline": int(baseline["binary_bytes"]),
         "documents": len(lines),
         "resamples": resamples,
         "seed": seed,
     }
 
 
-# The meaning of comparison.tsv's columns, one sentence each and in the table's order, for the
-# Markdown note, the report's caption and docs/tables.md.
-DEFINITIONS = {
-    "split": "the split scored",
-    "model": "the model compared, which differs from its baseline in one setting, all else equal",
-    "baseline": "the baseline the model is compared with: the next lower order, the next smaller training "
-    "fraction, the same model unpruned, or for a neural model the highest-order unpruned n-gram "
-    "trained on the same text",
-    "differs_in": "the one setting the model differs in from its baseline: `order`, `train_fraction` "
-    "(whose smaller vocabulary also prices unknown words otherwise), `prune` or `family`",
-    "perplexity_model": "the model's perplexity including OOVs, as in perplexity.tsv",
-    "perplexity_baseline": "the baseline's perplexity including OOVs, as in perplexity.tsv",
-    "oov_rate_model": "the model's OOV rate on the split, as in perplexity.tsv",
-    "oov_rate_baseline": "the baseline's OOV rate on the split, as in perplexity.tsv",
-    "ratio": "the perplexity ratio, the model's perplexity divided by the baseline's: below 1, the model "
-    "predicts the split better",
-    "ratio_ci_low": f"the low end of the {CONFIDENCE:.0%} percentile interval of the ratio over a paired "
-    "bootstrap of the split's documents (both models summed over the same drawn documents); empty "
-    f"for a split of fewer than {MIN_DOCUMENTS} documents",
-    "ratio_ci_high": f"the high end of that {CONFIDENCE:.0%} interval of the ratio",
-    "real": "whether the difference is real: `yes` when the interval excludes 1; `too few documents` "
-    f"below {MIN_DOCUMENTS}, where even documents that all favour one model could not show it "
-    f"(an exact sign test's p = 2 * 2^-n is below {1 - CONFIDENCE:g} only from n = {MIN_DOCUMENTS}); `not comparable` "
-    f"for two n-gram models whose OOV rates lie more than {OOV_RATE_FACTOR:g} times and "
-    f"{100 * OOV_RATE_POINTS:g} percentage point apart (each prices its own unknown words as `<unk>`, so neither "
-    "perplexity compares; the `oov_rate` columns show it)",
-    "binary_bytes_model": "the model's binary size in bytes, for what pruning saves",
-    "binary_bytes_baseline": "the baseline's binary size in bytes",
-    "documents": "the documents (lines) of the split, the units the bootstrap draws",
-    "resamples": "the bootstrap's resamples (`comparison.resamples` in config.yaml)",
-    "seed": "the bootstrap's seed (`comparison.seed` in config.yaml)",
-}
-COLUMNS = list(DEFINITIONS)
+def _rates(row):
+    return f"{100 * row['oov_rate_model']:.2f}% / {100 * row['oov_rate_baseline']:.2f}%"
+
+
+def _interval(row):
+    if missing(row["ratio_ci_low"]):
+        return MISSING
+    return f"[{row['ratio_ci_low']:.4f}, {row['ratio_ci_high']:.4f}]"
+
+
+# Every column of comparison.tsv in its order, its meaning in one sentence, and its Markdown column.
+TABLE = Table(
+    "comparison.tsv",
+    (
+        Column("split", "the split scored", "Split"),
+        Column("model", "the model compared, which differs from its baseline in one setting, all else equal", "Model"),
+        Column(
+            "baseline",
+            "the baseline the model is compared with: the next lower order, the next smaller training "
+            "fraction, the same model unpruned, or for a neural model the highest-order unpruned n-gram "
+            "trained on the same text",
+            "Baseline",
+        ),
+        Column(
+            "differs_in",
+            "the one setting the model differs in from its baseline: `order`, `train_fraction` "
+            "(whose smaller vocabulary also prices unknown words otherwise), `prune` or `family`",
+            "Differs in",
+        ),
+        Column("perplexity_model", "the model's perplexity including OOVs, as in perplexity.tsv", "PPL:", "{:.2f}"),
+        Column(
+            "perplexity_baseline",
+            "the baseline's perplexity including OOVs, as in perplexity.tsv",
+            "Baseline PPL:",
+            "{:.2f}",
+        ),
+        Column("oov_rate_model", "the model's OOV rate on the split, as in perplexity.tsv", "OOV rates:", cell=_rates),
+        Column("oov_rate_baseline", "the baseline's OOV rate on the split, as in perplexity.tsv"),
+        Column(
+            "ratio",
+            "the perplexity ratio, the model's perplexity divided by the baseline's: below 1, the model "
+            "predicts the split better",
+            "Ratio:",
+            "{:.4f}",
+        ),
+        Column(
+            "ratio_ci_low",
+            f"the low end of the {CONFIDENCE:.0%} percentile interval of the ratio over a paired "
+            "bootstrap of the split's documents (both models summed over the same drawn documents); empty "
+            f"for a split of fewer than {MIN_DOCUMENTS} documents",
+            f"{CONFIDENCE:.0%} CI:",
+            cell=_interval,
+        ),
+        Column("ratio_ci_high", f"the high end of that {CONFIDENCE:.0%} interval of the ratio"),
+        Column(
+            "real",
+            "whether the difference is real: `yes` when the interval excludes 1; `too few documents` "
+            f"below {MIN_DOCUMENTS}, where even documents that all favour one model could not show it "
+            f"(an exact sign test's p = 2 * 2^-n is below {1 - CONFIDENCE:g} only from n = {MIN_DOCUMENTS}); "
+            f"`not comparable` for two n-gram models whose OOV rates lie more than {OOV_RATE_FACTOR:g} times "
+            f"and {100 * OOV_RATE_POINTS:g} percentage point apart (each prices its own unknown words as "
+            "`<unk>`, so neither perplexity compares; the `oov_rate` columns show it)",
+            "Real",
+        ),
+        Column("binary_bytes_model", "the model's binary size in bytes, for what pruning saves"),
+        Column("binary_bytes_baseline", "the baseline's binary size in bytes"),
+        Column("documents", "the documents (lines) of the split, the units the bootstrap draws"),
+        Column("resamples", "the bootstrap's resamples (`comparison.resamples` in config.yaml)"),
+        Column("seed", "the bootstrap's seed (`comparison.seed` in config.yaml)"),
+    ),
+    every_definition=True,
+)
 
 
 def write_comparison(models, inputs, settings, outputs):
@@ -210,53 +249,14 @@ def write_comparison(models, inputs, settings, outputs):
         for pair in model_pairs(models["ngram"]) + neural_pairs(models["ngram"], models["neural"])
         for split in splits
     ]
-    with atomic_open(outputs.tsv, newline="") as out:
-        out.write("\t".join(COLUMNS) + "\n")
-        for row in rows:
-            out.write("\t".join(str(row[column]) for column in COLUMNS) + "\n")
-    with atomic_open(outputs.md) as out:
-        out.write(comparison_markdown(rows, resamples, seed))
+    frame = pd.DataFrame(rows, columns=list(TABLE.definitions))
+    TABLE.write(frame, outputs, comparison_markdown(frame, resamples, seed))
 
 
-def comparison_markdown(rows, resamples, seed):
-    table = [
-        [
-            row["split"],
-            row["model"],
-            row["baseline"],
-            row["differs_in"],
-            f"{float(row['perplexity_model']):.2f}",
-            f"{float(row['perplexity_baseline']):.2f}",
-            f"{100 * float(row['oov_rate_model']):.2f}% / {100 * float(row['oov_rate_baseline']):.2f}%",
-            f"{float(row['ratio']):.4f}",
-            f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}]" if row["ratio_ci_low"] else "—",
-            row["real"],
-        ]
-        for row in rows
-    ]
-    note = "\n".join(
-        [
-            f"Definitions ({resamples:,} resamples, seed {seed}; every figure is in `comparison.tsv`):",
-            "",
-            *(f"- `{name}`: {text}." for name, text in DEFINITIONS.items()),
-        ]
-    )
-    if not rows:
-        note = "No two models of the config differ in one setting (order, train_fraction, prune or family).\n\n" + note
-    return markdown_table(
-        "Which differences are real",
-        [
-            "Split",
-            "Model",
-            "Baseline",
-            "Differs in",
-            "PPL:",
-            "Baseline PPL:",
-            "OOV rates:",
-            "Ratio:",
-            f"{CONFIDENCE:.0%} CI:",
-            "Real",
-        ],
-        table,
-        note,
-    )
+def comparison_markdown(frame, resamples, seed):
+    opening = f"Definitions ({resamples:,} resamples, seed {seed}; every figure is in `comparison.tsv`):"
+    if frame.empty:
+        opening = (
+            "No two models of the config differ in one setting (order, train_fraction, prune or family).\n\n" + opening
+        )
+    return TABLE.markdown(frame, "Which differences are real", opening)

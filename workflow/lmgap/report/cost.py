@@ -6,48 +6,83 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..atomic import atomic_open
 from ..neural.files import weights_bytes
-from .markdown import definition_lines, known, markdown_table
-from .perplexity import DEFINITIONS as PERPLEXITY
-from .perplexity import OPTIONS, flag_label, prune_label
+from .perplexity import TABLE as PERPLEXITY
+from .perplexity import flag_label, prune_label
+from .table import Column, Table
 
-# The meaning of cost.tsv's columns, one sentence each and in the table's order; the columns it
-# shares with perplexity.tsv mean what they mean there.
-DEFINITIONS = {
-    **{column: PERPLEXITY[column] for column in ("family", "order", "train_fraction", "train_tokens")},
-    "lmplz_seconds": "lmplz's wall-clock seconds",
-    "lmplz_cpu_seconds": "lmplz's CPU seconds, user and system",
-    "build_binary_seconds": "build_binary's wall-clock seconds; it reads the ARPA model as lmplz writes "
-    "it, so the two overlap",
-    "build_binary_cpu_seconds": "build_binary's CPU seconds, user and system",
-    "train_job_seconds": "the train job's wall-clock seconds, about lmplz's plus build_binary's tail "
-    "(a neural model's training job)",
-    "query_seconds": "the scoring seconds summed over the scored splits: KenLM's query, or a neural "
-    "model's sliding window",
-    "train_tokens_per_second": "the training tokens per second of the train job (words and `</s>`; "
-    "for a neural model, subword tokens through the optimizer per second of training)",
-    "eval_tokens_per_second": "the scored tokens (words and `</s>`) per second of scoring",
-    "peak_rss_mb": "the peak resident memory in MB of the model's jobs, each job's whole process tree",
-    "train_reserved_mb": "the memory in MB the train job reserved from the budget, an estimate made "
-    "before lmplz counted anything",
-    "lmplz_peak_rss_mb": "lmplz's own peak resident memory in MB",
-    "build_binary_peak_rss_mb": "build_binary's own peak resident memory in MB",
-    **{column: PERPLEXITY[column] for column in ("binary_bytes", *OPTIONS, "model")},
-}
-COST_COLUMNS = list(DEFINITIONS)
-# What each headline of the Markdown table shows, from cost.tsv.
-SHOWN = [
-    ("lmplz (s)", "lmplz_seconds"),
-    ("build_binary (s)", "build_binary_seconds"),
-    ("Train job (s)", "train_job_seconds"),
-    ("Scoring (s)", "query_seconds"),
-    ("Train tokens/s", "train_tokens_per_second"),
-    ("Scored tokens/s", "eval_tokens_per_second"),
-    ("Peak RSS (MB)", "peak_rss_mb"),
-    ("Train job reserved (MB)", "train_reserved_mb"),
-    ("Model file (MB)", "binary_bytes"),
-]
+
+def _seconds(name, definition, headline=None):
+    return Column(name, definition, headline, "{:.2f}")
+
+
+# Every column of cost.tsv in its order, its meaning in one sentence, and its Markdown column; the
+# columns it shares with perplexity.tsv are perplexity.tsv's.
+TABLE = Table(
+    "cost.tsv",
+    (
+        *(PERPLEXITY.column(name) for name in ("family", "order", "train_fraction", "train_tokens")),
+        _seconds("lmplz_seconds", "lmplz's wall-clock seconds", "lmplz (s):"),
+        Column("lmplz_cpu_seconds", "lmplz's CPU seconds, user and system"),
+        _seconds(
+            "build_binary_seconds",
+            "build_binary's wall-clock seconds; it reads the ARPA model as lmplz writes it, so the two overlap",
+            "build_binary (s):",
+        ),
+        Column("build_binary_cpu_seconds", "build_binary's CPU seconds, user and system"),
+        _seconds(
+            "train_job_seconds",
+            "the train job's wall-clock seconds, about lmplz's plus build_binary's tail "
+            "(a neural model's training job)",
+            "Train job (s):",
+        ),
+        _seconds(
+            "query_seconds",
+            "the scoring seconds summed over the scored splits: KenLM's query, or a neural model's sliding window",
+            "Scoring (s):",
+        ),
+        Column(
+            "train_tokens_per_second",
+            "the training tokens per second of the train job (words and `</s>`; "
+            "for a neural model, subword tokens through the optimizer per second of training)",
+            "Train tokens/s:",
+            "{:,.0f}",
+        ),
+        Column(
+            "eval_tokens_per_second",
+            "the scored tokens (words and `</s>`) per second of scoring",
+            "Scored tokens/s:",
+            "{:,.0f}",
+        ),
+        Column(
+            "peak_rss_mb",
+            "the peak resident memory in MB of the model's jobs, each job's whole process tree",
+            "Peak RSS (MB):",
+            "{:.0f}",
+        ),
+        Column(
+            "train_reserved_mb",
+            "the memory in MB the train job reserved from the budget, an estimate made before lmplz counted anything",
+            "Train job reserved (MB):",
+            "{:,.0f}",
+        ),
+        Column("lmplz_peak_rss_mb", "lmplz's own peak resident memory in MB"),
+        Column("build_binary_peak_rss_mb", "build_binary's own peak resident memory in MB"),
+        *(PERPLEXITY.column(name) for name in ("binary_bytes", "prune", "discount_fallback", "model")),
+    ),
+    shown=(
+        "model",
+        "lmplz_seconds",
+        "build_binary_seconds",
+        "train_job_seconds",
+        "query_seconds",
+        "train_tokens_per_second",
+        "eval_tokens_per_second",
+        "peak_rss_mb",
+        "train_reserved_mb",
+        "binary_bytes",
+    ),
+)
 
 
 def read_benchmark(path):
@@ -132,48 +167,17 @@ def cost_frame(models, files, neural=None):
                 "model": name,
             }
         )
-    frame = pd.DataFrame(rows, columns=COST_COLUMNS).astype({"order": "Int64", "train_tokens": "Int64"})
+    frame = pd.DataFrame(rows, columns=list(TABLE.definitions)).astype({"order": "Int64", "train_tokens": "Int64"})
     frame["neural"] = frame["family"] == "neural"
     frame = frame.sort_values(["neural", "order", "model"], na_position="last").drop(columns="neural")
     return frame.reset_index(drop=True)
 
 
-def cost_markdown(frame, splits):
-    def seconds(value):
-        return known(value, lambda v: f"{v:.2f}")
-
-    rows = [
-        [
-            row["model"],
-            seconds(row["lmplz_seconds"]),
-            seconds(row["build_binary_seconds"]),
-            seconds(row["train_job_seconds"]),
-            seconds(row["query_seconds"]),
-            known(row["train_tokens_per_second"], lambda v: f"{v:,.0f}"),
-            known(row["eval_tokens_per_second"], lambda v: f"{v:,.0f}"),
-            f"{row['peak_rss_mb']:.0f}",
-            known(row["train_reserved_mb"], lambda v: f"{v:,.0f}"),
-            f"{row['binary_bytes'] / 2**20:.1f}",
-        ]
-        for _, row in frame.iterrows()
-    ]
-    return markdown_table(
-        f"Cost per model (scoring time summed over {', '.join(splits)})",
-        ["Model", *(f"{headline}:" for headline, _ in SHOWN)],
-        rows,
-        "\n".join(
-            [
-                "Definitions (every figure is in `cost.tsv`; timings vary from run to run):",
-                "",
-                *definition_lines(SHOWN, DEFINITIONS.get),
-            ]
-        ),
-    )
-
-
-def write_cost_tables(models, files, splits, tsv_path, md_path, neural=None):
+def write_cost_tables(models, files, splits, outputs, neural=None):
     frame = cost_frame(models, files, neural)
-    with atomic_open(tsv_path, newline="") as handle:
-        frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
-    with atomic_open(md_path) as handle:
-        handle.write(cost_markdown(frame, splits))
+    title = f"Cost per model (scoring time summed over {', '.join(splits)})"
+    TABLE.write(
+        frame,
+        outputs,
+        TABLE.markdown(frame, title, "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"),
+    )

@@ -5,40 +5,75 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..atomic import atomic_open
 from ..errors import LmgapError
 from ..record import DOCUMENT_COLUMNS, kenlm_perplexities
-from .markdown import definition_lines, markdown_table
+from .table import Column, Table
 
 HARDEST = 10
 EXCERPT = 80
 
-# The meaning of decades.tsv's and hardest.tsv's columns, one sentence each and in the tables'
-# order, for their Markdown notes.
-DECADE_DEFINITIONS = {
-    "model": "the model's name, as in perplexity.tsv",
-    "split": "the split scored",
-    "decade": "the decade of publication, from the document's year (`unknown`: no usable year)",
-    "documents": "the documents (lines) of that decade in the split",
-    "perplexity_including_oovs": "the decade's perplexity including OOVs, from its documents' summed "
-    "log10 P and tokens (not an average of document perplexities)",
-    "perplexity_excluding_oovs": "the decade's perplexity excluding OOVs, the OOV tokens left out of "
-    "the sum and the count",
-    "tokens": "the decade's tokens, words and one `</s>` per line",
-    "oovs": "the decade's OOV tokens",
-}
-HARDEST_DEFINITIONS = {
-    "model": "the model's name, as in perplexity.tsv",
-    "split": "the split scored",
-    "rank": f"the document's rank by perplexity including OOVs, 1 the hardest, down to {HARDEST}",
-    "line": "the document's line in the split's in.tsv.xz, counting from 1",
-    "year": "the document's year of publication, empty when unknown",
-    "tokens": "the document's tokens, words and one `</s>`",
-    "oovs": "the document's OOV tokens",
-    "perplexity_including_oovs": "the document's perplexity including OOVs",
-    "perplexity_excluding_oovs": "the document's perplexity excluding OOVs",
-    "excerpt": f"the excerpt: the document's first {EXCERPT} characters of rebuilt text",
-}
+MODEL = Column("model", "the model's name, as in perplexity.tsv", "Model", noted=False)
+SPLIT = Column("split", "the split scored", "Split", noted=False)
+
+# Every column of decades.tsv and hardest.tsv in its order, its meaning in one sentence, and its
+# Markdown column.
+DECADES_TABLE = Table(
+    "decades.tsv",
+    (
+        MODEL,
+        SPLIT,
+        Column("decade", "the decade of publication, from the document's year (`unknown`: no usable year)", "Decade"),
+        Column("documents", "the documents (lines) of that decade in the split", "Documents:"),
+        Column(
+            "perplexity_including_oovs",
+            "the decade's perplexity including OOVs, from its documents' summed "
+            "log10 P and tokens (not an average of document perplexities)",
+            "PPL incl. OOVs:",
+            "{:.2f}",
+        ),
+        Column(
+            "perplexity_excluding_oovs",
+            "the decade's perplexity excluding OOVs, the OOV tokens left out of the sum and the count",
+            "PPL excl. OOVs:",
+            "{:.2f}",
+        ),
+        Column("tokens", "the decade's tokens, words and one `</s>` per line", "Tokens:"),
+        Column("oovs", "the decade's OOV tokens"),
+    ),
+    shown=(
+        "model",
+        "split",
+        "decade",
+        "documents",
+        "tokens",
+        "perplexity_including_oovs",
+        "perplexity_excluding_oovs",
+    ),
+)
+HARDEST_TABLE = Table(
+    "hardest.tsv",
+    (
+        MODEL,
+        SPLIT,
+        Column("rank", f"the document's rank by perplexity including OOVs, 1 the hardest, down to {HARDEST}", "Rank:"),
+        Column("line", "the document's line in the split's in.tsv.xz, counting from 1", "Line:"),
+        Column(
+            "year",
+            "the document's year of publication, empty when unknown",
+            "Year",
+            cell=lambda row: row["year"][:4],
+        ),
+        Column("tokens", "the document's tokens, words and one `</s>`", "Tokens:"),
+        Column("oovs", "the document's OOV tokens", "OOVs:"),
+        Column("perplexity_including_oovs", "the document's perplexity including OOVs", "PPL incl. OOVs:", "{:.2f}"),
+        Column("perplexity_excluding_oovs", "the document's perplexity excluding OOVs"),
+        Column(
+            "excerpt",
+            f"the excerpt: the document's first {EXCERPT} characters of rebuilt text",
+            "Beginning",
+        ),
+    ),
+)
 
 
 def read_documents(path, years_path):
@@ -82,7 +117,7 @@ def decade_frame(documents):
                     "oovs": sums["oovs"],
                 }
             )
-    return pd.DataFrame(rows, columns=list(DECADE_DEFINITIONS))
+    return pd.DataFrame(rows, columns=list(DECADES_TABLE.definitions))
 
 
 def excerpts(text_path, lines, width=EXCERPT):
@@ -119,105 +154,27 @@ def hardest_frame(documents, texts, count=HARDEST):
                     "excerpt": text[doc.line],
                 }
             )
-    return pd.DataFrame(rows, columns=list(HARDEST_DEFINITIONS))
+    return pd.DataFrame(rows, columns=list(HARDEST_TABLE.definitions))
 
 
-def _write_tsv(frame, path):
-    out = frame.copy()
-    for column in ("perplexity_including_oovs", "perplexity_excluding_oovs"):
-        out[column] = out[column].map(repr)
-    with atomic_open(path, newline="") as handle:
-        out.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+# Without a year column no decade has a row: the table says why instead.
+NO_YEARS = (
+    "Perplexity by decade\n\nThe evaluated splits have no year column: neither their own "
+    "in-header.tsv nor the corpus's top-level one names a Year column.\n"
+)
 
 
-DECADES_SHOWN = [
-    ("Decade", "decade"),
-    ("Documents", "documents"),
-    ("Tokens", "tokens"),
-    ("PPL incl. OOVs", "perplexity_including_oovs"),
-    ("PPL excl. OOVs", "perplexity_excluding_oovs"),
-]
-HARDEST_SHOWN = [
-    ("Rank", "rank"),
-    ("Line", "line"),
-    ("Year", "year"),
-    ("Tokens", "tokens"),
-    ("OOVs", "oovs"),
-    ("PPL incl. OOVs", "perplexity_including_oovs"),
-    ("Beginning", "excerpt"),
-]
-
-
-def decade_markdown(frame):
-    if frame.empty:
-        return (
-            "Perplexity by decade\n\nThe evaluated splits have no year column: neither their own "
-            "in-header.tsv nor the corpus's top-level one names a Year column.\n"
-        )
-    rows = [
-        [
-            row.model,
-            row.split,
-            row.decade,
-            row.documents,
-            row.tokens,
-            f"{row.perplexity_including_oovs:.2f}",
-            f"{row.perplexity_excluding_oovs:.2f}",
-        ]
-        for row in frame.itertuples(index=False)
-    ]
-    return markdown_table(
-        "Perplexity by decade of publication",
-        ["Model", "Split", "Decade", "Documents:", "Tokens:", "PPL incl. OOVs:", "PPL excl. OOVs:"],
-        rows,
-        "\n".join(
-            [
-                "Definitions (every figure is in `decades.tsv`):",
-                "",
-                *definition_lines(DECADES_SHOWN, DECADE_DEFINITIONS.get),
-            ]
-        ),
-    )
-
-
-def hardest_markdown(frame):
-    rows = [
-        [
-            row.model,
-            row.split,
-            row.rank,
-            row.line,
-            row.year[:4] if row.year else "",
-            row.tokens,
-            row.oovs,
-            f"{row.perplexity_including_oovs:.2f}",
-            row.excerpt,
-        ]
-        for row in frame.itertuples(index=False)
-    ]
-    return markdown_table(
-        "Documents each model finds hardest (highest perplexity incl. OOVs)",
-        ["Model", "Split", "Rank:", "Line:", "Year", "Tokens:", "OOVs:", "PPL incl. OOVs:", "Beginning"],
-        rows,
-        "\n".join(
-            [
-                "Definitions (every figure is in `hardest.tsv`):",
-                "",
-                *definition_lines(HARDEST_SHOWN, HARDEST_DEFINITIONS.get),
-            ]
-        ),
-    )
-
-
-def write_document_tables(documents, texts, decades_tsv, decades_md, hardest_tsv, hardest_md):
+def write_document_tables(documents, texts, outputs):
+    """decades.tsv and .md, hardest.tsv and .md; outputs: decades_tsv, decades_md, hardest_tsv,
+    hardest_md."""
     decades = decade_frame(documents)
+    title = "Perplexity by decade of publication"
+    markdown = DECADES_TABLE.markdown(decades, title) if len(decades) else NO_YEARS
+    DECADES_TABLE.write(decades, {"tsv": outputs["decades_tsv"], "md": outputs["decades_md"]}, markdown)
     hardest = hardest_frame(documents, texts)
-    _write_tsv(decades, decades_tsv)
-    _write_tsv(hardest, hardest_tsv)
-    with atomic_open(decades_md) as handle:
-        handle.write(decade_markdown(decades))
-    with atomic_open(hardest_md) as handle:
-        handle.write(hardest_markdown(hardest))
+    title = "Documents each model finds hardest (highest perplexity incl. OOVs)"
+    markdown = HARDEST_TABLE.markdown(hardest, title)
+    HARDEST_TABLE.write(hardest, {"tsv": outputs["hardest_tsv"], "md": outputs["hardest_md"]}, markdown)
 
 
 def load_all_documents(document_paths, years_paths):

@@ -5,64 +5,117 @@ import math
 
 import pandas as pd
 
-from ..atomic import atomic_open
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
 from .cost import read_benchmark
-from .markdown import definition_lines, definitions_rst, markdown_table
+from .table import Column, Table
 
-# The meaning of gap.tsv's columns, one sentence each and in the table's order, written once: the
-# Markdown note, the report's caption and docs/gap-task.md's table are made from it.
-DEFINITIONS = {
-    "split": "the split scored",
-    "model": "the model predicting, `document` (the words of the gap's own page), `blend` (the "
-    "mixture of the both-context systems) or `unigram`, the context-free baseline",
-    "family": "the prediction's family: `ngram` (KenLM), `neural` (a causal model rescoring the "
-    "n-gram's most probable words, or a masked model), `document` (a cache of the gap's own "
-    "contexts), `blend` or `baseline`",
-    "order": "the model's n-gram order (empty for the other families)",
-    "context": "the context the prediction reads: `both` (the submission in `results/gap/both/`), "
-    "`left` (the ablation) or `none`",
-    "perplexity_hashed": "GEval's PerplexityHashed, the challenge's ranking (lower is better): exp(`log_loss_hashed`)",
-    "likelihood_hashed": "GEval's LikelihoodHashed, exp(-`log_loss_hashed`): the geometric mean "
-    "probability of the gap words' buckets",
-    "log_loss_hashed": f"GEval's LogLossHashed, the mean negative natural log of the probability of "
-    f"each gap word's bucket among {2**DEFAULT_BITS:,} hash buckets",
-    "top1_accuracy": "the top-1 accuracy: the share of gaps whose word is the first listed word (unhashed)",
-    "top10_accuracy": "the top-10 accuracy: the share of gaps whose word is among the first ten listed (unhashed)",
-    "candidates_per_gap": "the candidates scored per gap, on average (a masked model: its whole-word "
-    "tokens; the blend: the words it lists)",
-    "candidate_recall": "the candidate recall: the share of gaps whose word was among the candidates "
-    "(a neural model's and the blend's: among the words listed)",
-    "listed_per_gap": "the words listed per out.tsv line, on average (`gap.top_k` at most; the "
-    "blend lists every word its members list)",
-    "p0_mean": "the mean rest mass p0 a line leaves to unlisted words",
-    "p0_method": "the p0 method: how the rest mass was set (the n-grams' and the document family's from "
-    "held-out training gaps, never from the scored split)",
-    "seconds": "the wall time in seconds of the job that scored the candidates (an n-gram's both "
-    "contexts at once) or made a neural model's or the document family's predictions; empty for "
-    "the blend and the baseline (varies between runs)",
-}
-COLUMNS = list(DEFINITIONS)
+
+def _percent(value):
+    return f"{100 * value:.1f}%"
+
+
+def _seconds(row):
+    """Empty for the blend and the baseline, which no job of their own times."""
+    return "" if math.isnan(row["seconds"]) else f"{row['seconds']:.1f}"
+
+
+# Every column of gap.tsv in its order, its meaning in one sentence, and its Markdown column.
+TABLE = Table(
+    "gap.tsv",
+    (
+        Column("split", "the split scored", "Split", noted=False),
+        Column(
+            "model",
+            "the model predicting, `document` (the words of the gap's own page), `blend` (the "
+            "mixture of the both-context systems) or `unigram`, the context-free baseline",
+            "Model",
+            noted=False,
+        ),
+        Column(
+            "family",
+            "the prediction's family: `ngram` (KenLM), `neural` (a causal model rescoring the "
+            "n-gram's most probable words, or a masked model), `document` (a cache of the gap's own "
+            "contexts), `blend` or `baseline`",
+            "Family",
+        ),
+        Column("order", "the model's n-gram order (empty for the other families)"),
+        Column(
+            "context",
+            "the context the prediction reads: `both` (the submission in `results/gap/both/`), "
+            "`left` (the ablation) or `none`",
+            "Context",
+        ),
+        Column(
+            "perplexity_hashed",
+            "GEval's PerplexityHashed, the challenge's ranking (lower is better): exp(`log_loss_hashed`)",
+            "PerplexityHashed:",
+            "{:.2f}",
+        ),
+        Column(
+            "likelihood_hashed",
+            "GEval's LikelihoodHashed, exp(-`log_loss_hashed`): the geometric mean "
+            "probability of the gap words' buckets",
+            "LikelihoodHashed:",
+            "{:.4f}",
+        ),
+        Column(
+            "log_loss_hashed",
+            "GEval's LogLossHashed, the mean negative natural log of the probability of "
+            f"each gap word's bucket among {2**DEFAULT_BITS:,} hash buckets",
+            "LogLossHashed:",
+            "{:.4f}",
+        ),
+        Column(
+            "top1_accuracy",
+            "the top-1 accuracy: the share of gaps whose word is the first listed word (unhashed)",
+            "Top-1:",
+            _percent,
+        ),
+        Column(
+            "top10_accuracy",
+            "the top-10 accuracy: the share of gaps whose word is among the first ten listed (unhashed)",
+            "Top-10:",
+            _percent,
+        ),
+        Column(
+            "candidates_per_gap",
+            "the candidates scored per gap, on average (a masked model: its whole-word "
+            "tokens; the blend: the words it lists)",
+            "Candidates/gap:",
+            "{:,.0f}",
+        ),
+        Column(
+            "candidate_recall",
+            "the candidate recall: the share of gaps whose word was among the candidates "
+            "(a neural model's and the blend's: among the words listed)",
+            "Word among candidates:",
+            _percent,
+        ),
+        Column(
+            "listed_per_gap",
+            "the words listed per out.tsv line, on average (`gap.top_k` at most; the "
+            "blend lists every word its members list)",
+        ),
+        Column("p0_mean", "the mean rest mass p0 a line leaves to unlisted words", "p0 (mean):", "{:.3f}"),
+        Column(
+            "p0_method",
+            "the p0 method: how the rest mass was set (the n-grams' and the document family's from "
+            "held-out training gaps, never from the scored split)",
+        ),
+        Column(
+            "seconds",
+            "the wall time in seconds of the job that scored the candidates (an n-gram's both "
+            "contexts at once) or made a neural model's or the document family's predictions; empty for "
+            "the blend and the baseline (varies between runs)",
+            "Time (s):",
+            cell=_seconds,
+        ),
+    ),
+)
 CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
 FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "document": 3, "blend": 4}
-SHOWN = [
-    ("PerplexityHashed", "perplexity_hashed"),
-    ("LikelihoodHashed", "likelihood_hashed"),
-    ("LogLossHashed", "log_loss_hashed"),
-    ("Top-1", "top1_accuracy"),
-    ("Top-10", "top10_accuracy"),
-    ("Candidates/gap", "candidates_per_gap"),
-    ("Word among candidates", "candidate_recall"),
-    ("p0 (mean)", "p0_mean"),
-    ("Time (s)", "seconds"),
-]
-
-
-def gap_definitions_rst():
-    """The definitions for the report's caption (reStructuredText)."""
-    return definitions_rst(DEFINITIONS)
 
 
 UNIGRAM_METHOD = "1 - share of held-out training gap words among the listed ones"
@@ -90,7 +143,7 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
 
     system: {"model", "family", "order", "context"}."""
     evaluated, stats = _read(metrics_path), _read(stats_path)
-    names = metric_names(DEFAULT_BITS)
+    log_loss, likelihood, perplexity = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
     return {
         "split": split,
@@ -98,9 +151,9 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
         "family": system["family"],
         "order": system["order"],
         "context": system["context"],
-        "log_loss_hashed": metrics[names[0]],
-        "likelihood_hashed": metrics[names[1]],
-        "perplexity_hashed": metrics[names[2]],
+        "log_loss_hashed": metrics[log_loss],
+        "likelihood_hashed": metrics[likelihood],
+        "perplexity_hashed": metrics[perplexity],
         "top1_accuracy": metrics["Accuracy"],
         "top10_accuracy": metrics["Top10Accuracy"],
         "candidates_per_gap": stats["candidates_per_gap"],
@@ -114,7 +167,7 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
 
 
 def gap_frame(rows):
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=list(TABLE.definitions))
     # Only n-grams have an order; the column stays integer, empty elsewhere.
     frame["order"] = frame["order"].astype("Int64")
     frame["_context"] = frame["context"].map(CONTEXT_ORDER)
@@ -123,71 +176,24 @@ def gap_frame(rows):
     return frame.drop(columns=["_context", "_family"]).reset_index(drop=True)
 
 
-def gap_markdown(frame, top_k, blends=()):
+def write_gap_tables(rows, top_k, outputs, blends=()):
+    frame = gap_frame(rows)
     # Each way of setting p0 once, with the predictions that use it.
     methods = {}
     for row in frame.itertuples(index=False):
         name = f"`{row.model}`" if row.context != "left" else f"`{row.model}` (left)"
         methods.setdefault(row.p0_method, {})[name] = None
-    rows = [
-        [
-            row.split,
-            row.model,
-            row.family,
-            row.context,
-            f"{row.perplexity_hashed:.2f}",
-            f"{row.likelihood_hashed:.4f}",
-            f"{row.log_loss_hashed:.4f}",
-            f"{100 * row.top1_accuracy:.1f}%",
-            f"{100 * row.top10_accuracy:.1f}%",
-            f"{row.candidates_per_gap:,.0f}",
-            f"{100 * row.candidate_recall:.1f}%",
-            f"{row.p0_mean:.3f}",
-            "" if math.isnan(row.seconds) else f"{row.seconds:.1f}",
-        ]
-        for row in frame.itertuples(index=False)
-    ]
-    return markdown_table(
+    markdown = TABLE.markdown(
+        frame,
         f"Word-gap prediction, scored as GEval scores the challenge ({2**DEFAULT_BITS:,} hash buckets)",
-        [
-            "Split",
-            "Model",
-            "Family",
-            "Context",
-            "PerplexityHashed:",
-            "LikelihoodHashed:",
-            "LogLossHashed:",
-            "Top-1:",
-            "Top-10:",
-            "Candidates/gap:",
-            "Word among candidates:",
-            "p0 (mean):",
-            "Time (s):",
+        f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its members "
+        "list; every figure is in `gap.tsv`):",
+        extra=[
+            *(f"- p0 of {', '.join(names)}: {method}." for method, names in methods.items()),
+            *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
         ],
-        rows,
-        "\n".join(
-            [
-                f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its "
-                "members list; every figure is in `gap.tsv`):",
-                "",
-                *definition_lines([("Family", "family"), ("Context", "context"), *SHOWN], DEFINITIONS.get),
-                *(f"- p0 of {', '.join(names)}: {method}." for method, names in methods.items()),
-                *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
-            ]
-        ),
     )
-
-
-def write_gap_tables(rows, top_k, tsv_path, md_path, blends=()):
-    frame = gap_frame(rows)
-    with atomic_open(tsv_path, newline="") as handle:
-        out = frame.copy()
-        for column in out.columns:
-            if out[column].dtype == float:
-                out[column] = out[column].map(lambda value: "" if math.isnan(value) else repr(value))
-        out.to_csv(handle, sep="\t", index=False, lineterminator="\n")
-    with atomic_open(md_path) as handle:
-        handle.write(gap_markdown(frame, top_k, blends))
+    TABLE.write(frame, outputs, markdown)
 
 
 def p0_method(system, coverage, base):
@@ -224,4 +230,4 @@ def write_model_tables(systems, files, settings, outputs):
                 )
             )
     blends = [(split, _read(path)) for split, path in files["weights"].items()]
-    write_gap_tables(rows, settings["top_k"], outputs.tsv, outputs.md, blends)
+    write_gap_tables(rows, settings["top_k"], outputs, blends)

@@ -1,117 +1,172 @@
 """Gather per-model metrics into the tidy TSV and the Markdown comparison table."""
 
 import json
-import math
-import re
 from pathlib import Path
 
 import pandas as pd
 
-from ..atomic import atomic_open
 from ..neural.files import parameter_count, weights_bytes
 from ..record import split_figures
-from .markdown import definition_lines, known, markdown_table
-
-OPTIONS = ["prune", "discount_fallback"]
-# Figure columns of perplexity.tsv, in order; hit ratios and n-gram counts follow per order.
-FIGURES = [
-    "perplexity_including_oovs",
-    "perplexity_excluding_oovs",
-    "oovs",
-    "tokens",
-    "sentences",
-    "words",
-    "oov_rate",
-    "cross_entropy_bits_incl",
-    "cross_entropy_bits_excl",
-    "log10_likelihood_incl",
-    "log10_likelihood_excl",
-    "ln_likelihood_incl",
-    "ln_likelihood_excl",
-    "likelihood_incl",
-    "likelihood_excl",
-    "srilm_ppl",
-    "srilm_ppl1",
-]
-INTEGERS = {"oovs", "tokens", "sentences", "words", "binary_bytes", "ngrams_total", "train_tokens", "parameters"}
-
-# The meaning of every column of perplexity.tsv, one sentence each, written once: the Markdown
-# table's note, the report's caption and docs/tables.md's table are made from it (`hit_ratio_k` and
-# `ngrams_k` stand for every order k).
-DEFINITIONS = {
-    "family": "the model's family: `ngram` (KenLM) or `neural` (a causal transformer, `neural` in "
-    "config.yaml, scored with a sliding window; its row has no order, n-grams, hit ratios or options)",
-    "order": "the n-gram model's order",
-    "train_fraction": "the share of the training split's documents (lines) the model was trained on, the "
-    "same nested sample every run (`train_fraction` in config.yaml)",
-    "train_tokens": "the training text's tokens, the words of every line and one `</s>` per line, as "
-    "`tokens` counts them (empty for a neural model the pipeline did not train)",
-    "split": "the split scored",
-    "perplexity_including_oovs": "KenLM's perplexity including OOVs, 10^(-log10 P / tokens), each "
-    "out-of-vocabulary (OOV) word scored as `<unk>`, the class of all unknown words; a neural model's "
-    "log10 P of a word is the sum of its subword tokens' and its end-of-text token plays `</s>`, so it "
-    "counts the same tokens, and reading bytes it has no OOVs",
-    "perplexity_excluding_oovs": "KenLM's perplexity excluding OOVs: the OOV tokens left out of log10 P "
-    "and of the count (a neural model's equals its perplexity including OOVs)",
-    "oovs": "the OOV tokens: words of the split out of the model's vocabulary",
-    "tokens": "the predicted tokens: the words of every line and one `</s>` per line, never `<s>`",
-    "sentences": "the split's sentences: its lines (documents)",
-    "words": "the split's words: tokens less one `</s>` per line",
-    "oov_rate": "the OOV rate, `oovs / tokens` (One Billion Word benchmark convention: `</s>` counted, `<s>` never)",
-    "cross_entropy_bits_incl": "the cross-entropy in bits per token, -log2 P / tokens (log2 of the "
-    "perplexity), OOVs included",
-    "cross_entropy_bits_excl": "the cross-entropy in bits per token with OOVs excluded from log2 P and from the count",
-    "log10_likelihood_incl": "the log10 likelihood of the whole split, log10 P, OOVs included",
-    "log10_likelihood_excl": "the log10 likelihood of the whole split with OOV tokens excluded",
-    "ln_likelihood_incl": "the natural-log likelihood of the whole split, ln P, OOVs included",
-    "ln_likelihood_excl": "the natural-log likelihood of the whole split with OOV tokens excluded",
-    "likelihood_incl": "the likelihood per token including OOVs, the geometric mean probability, "
-    "1 / `perplexity_including_oovs`",
-    "likelihood_excl": "the likelihood per token excluding OOVs, 1 / `perplexity_excluding_oovs`",
-    "srilm_ppl": "SRILM's `ngram -ppl` ppl: OOVs left out of log10 P, divided by words - OOVs + "
-    "sentences (with no zero-probability words, which KenLM has none of, it equals "
-    "`perplexity_excluding_oovs`)",
-    "srilm_ppl1": "SRILM's `ngram -ppl` ppl1: OOVs left out of log10 P, divided by words - OOVs, "
-    "without the `</s>` tokens",
-    "hit_ratio_k": "the hit ratio of order k: the share of tokens for which the model held an n-gram of "
-    "length k or more (cumulative; an OOV token is a miss at every k)",
-    "ngrams_k": "the distinct k-grams (n-grams of order k) in the model, from its ARPA header",
-    "ngrams_total": "the total of the model's distinct n-grams over every order",
-    "binary_bytes": "the size in bytes of KenLM's binary model, or of a neural model's weight files",
-    "parameters": "a neural model's parameters (tied embeddings counted once)",
-    "log10_prob": "the raw sum the figures come from: log10 P of all tokens",
-    "log10_prob_oov": "the raw sum of log10 P over the OOV tokens alone",
-    "prune": "the `lmplz --prune` thresholds, or `none`",
-    "discount_fallback": "whether `lmplz --discount_fallback` was given (`true` or `false`)",
-    "model": "the model's name: its folder under `results/models/`, or `results/neural/` for a neural model",
-}
-# What each headline of the Markdown table shows, from perplexity.tsv.
-SHOWN = [
-    ("Train tokens", "train_tokens"),
-    ("PPL incl. OOVs", "perplexity_including_oovs"),
-    ("PPL excl. OOVs", "perplexity_excluding_oovs"),
-    ("OOV rate", "oov_rate"),
-    ("Bits/token", "cross_entropy_bits_incl"),
-    ("SRILM ppl1", "srilm_ppl1"),
-    ("Full-order hits", "hit_ratio_k"),
-    ("n-grams", "ngrams_total"),
-    ("Model file (MB)", "binary_bytes"),
-]
+from .table import MISSING, Column, Table
 
 
-def meaning(column):
-    """The definition of a perplexity.tsv column (hit_ratio_3 is hit_ratio_k's, and so on)."""
-    return DEFINITIONS[re.sub(r"_\d+$", "_k", column) if column not in DEFINITIONS else column]
+def _thousands(value):
+    return f"{int(value):,}"
 
 
-def definitions_markdown(extra_options=""):
-    lines = ["Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):", ""]
-    lines += definition_lines(SHOWN, meaning)
-    lines.append(
-        f"- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
-        f"`lmplz --skip_symbols`{extra_options}."
-    )
-    return "\n".join(lines)
+def _percent(digits):
+    return lambda value: f"{100 * value:.{digits}f}%"
+
+
+def _full_order_hits(row):
+    """The hit ratio of the model's own order; a neural model has none."""
+    if row["family"] != "ngram":
+        return MISSING
+    return _percent(1)(row[f"hit_ratio_{int(row['order'])}"])
+
+
+# Every column of perplexity.tsv in its order, its meaning in one sentence, and its Markdown column
+# (`hit_ratio_k` and `ngrams_k` stand for every order k).
+TABLE = Table(
+    "perplexity.tsv",
+    (
+        Column(
+            "family",
+            "the model's family: `ngram` (KenLM) or `neural` (a causal transformer, `neural` in "
+            "config.yaml, scored with a sliding window; its row has no order, n-grams, hit ratios or options)",
+        ),
+        Column("order", "the n-gram model's order", integer=True),
+        Column(
+            "train_fraction",
+            "the share of the training split's documents (lines) the model was trained on, the "
+            "same nested sample every run (`train_fraction` in config.yaml)",
+        ),
+        Column(
+            "train_tokens",
+            "the training text's tokens, the words of every line and one `</s>` per line, as "
+            "`tokens` counts them (empty for a neural model the pipeline did not train)",
+            "Train tokens:",
+            _thousands,
+            integer=True,
+        ),
+        Column("split", "the split scored"),
+        Column(
+            "perplexity_including_oovs",
+            "KenLM's perplexity including OOVs, 10^(-log10 P / tokens), each "
+            "out-of-vocabulary (OOV) word scored as `<unk>`, the class of all unknown words; a neural model's "
+            "log10 P of a word is the sum of its subword tokens' and its end-of-text token plays `</s>`, so it "
+            "counts the same tokens, and reading bytes it has no OOVs",
+            "PPL incl. OOVs:",
+            "{:.2f}",
+            per_split=True,
+        ),
+        Column(
+            "perplexity_excluding_oovs",
+            "KenLM's perplexity excluding OOVs: the OOV tokens left out of log10 P "
+            "and of the count (a neural model's equals its perplexity including OOVs)",
+            "PPL excl. OOVs:",
+            "{:.2f}",
+            per_split=True,
+        ),
+        Column("oovs", "the OOV tokens: words of the split out of the model's vocabulary", integer=True),
+        Column(
+            "tokens",
+            "the predicted tokens: the words of every line and one `</s>` per line, never `<s>`",
+            integer=True,
+        ),
+        Column("sentences", "the split's sentences: its lines (documents)", integer=True),
+        Column("words", "the split's words: tokens less one `</s>` per line", integer=True),
+        Column(
+            "oov_rate",
+            "the OOV rate, `oovs / tokens` (One Billion Word benchmark convention: `</s>` counted, `<s>` never)",
+            "OOV rate:",
+            _percent(2),
+            per_split=True,
+        ),
+        Column(
+            "cross_entropy_bits_incl",
+            "the cross-entropy in bits per token, -log2 P / tokens (log2 of the perplexity), OOVs included",
+            "Bits/token:",
+            "{:.3f}",
+            per_split=True,
+        ),
+        Column(
+            "cross_entropy_bits_excl",
+            "the cross-entropy in bits per token with OOVs excluded from log2 P and from the count",
+        ),
+        Column("log10_likelihood_incl", "the log10 likelihood of the whole split, log10 P, OOVs included"),
+        Column("log10_likelihood_excl", "the log10 likelihood of the whole split with OOV tokens excluded"),
+        Column("ln_likelihood_incl", "the natural-log likelihood of the whole split, ln P, OOVs included"),
+        Column("ln_likelihood_excl", "the natural-log likelihood of the whole split with OOV tokens excluded"),
+        Column(
+            "likelihood_incl",
+            "the likelihood per token including OOVs, the geometric mean probability, 1 / `perplexity_including_oovs`",
+        ),
+        Column("likelihood_excl", "the likelihood per token excluding OOVs, 1 / `perplexity_excluding_oovs`"),
+        Column(
+            "srilm_ppl",
+            "SRILM's `ngram -ppl` ppl: OOVs left out of log10 P, divided by words - OOVs + "
+            "sentences (with no zero-probability words, which KenLM has none of, it equals "
+            "`perplexity_excluding_oovs`)",
+        ),
+        Column(
+            "srilm_ppl1",
+            "SRILM's `ngram -ppl` ppl1: OOVs left out of log10 P, divided by words - OOVs, without the `</s>` tokens",
+            "SRILM ppl1:",
+            # Undefined where every word is unseen (it divides by the words KenLM knows).
+            "{:.2f}",
+            per_split=True,
+        ),
+        Column(
+            "hit_ratio_k",
+            "the hit ratio of order k: the share of tokens for which the model held an n-gram of "
+            "length k or more (cumulative; an OOV token is a miss at every k)",
+            "Full-order hits:",
+            cell=_full_order_hits,
+            per_split=True,
+        ),
+        Column(
+            "ngrams_k", "the distinct k-grams (n-grams of order k) in the model, from its ARPA header", integer=True
+        ),
+        Column(
+            "ngrams_total",
+            "the total of the model's distinct n-grams over every order",
+            "n-grams:",
+            _thousands,
+            integer=True,
+        ),
+        Column(
+            "binary_bytes",
+            "the size in bytes of KenLM's binary model, or of a neural model's weight files",
+            "Model file (MB):",
+            lambda value: f"{value / 2**20:.1f}",
+            integer=True,
+        ),
+        Column("parameters", "a neural model's parameters (tied embeddings counted once)", integer=True),
+        Column("log10_prob", "the raw sum the figures come from: log10 P of all tokens"),
+        Column("log10_prob_oov", "the raw sum of log10 P over the OOV tokens alone"),
+        Column("prune", "the `lmplz --prune` thresholds, or `none`"),
+        Column("discount_fallback", "whether `lmplz --discount_fallback` was given (`true` or `false`)"),
+        Column(
+            "model",
+            "the model's name: its folder under `results/models/`, or `results/neural/` for a neural model",
+            "Model",
+            noted=False,
+        ),
+    ),
+    shown=(
+        "model",
+        "train_tokens",
+        "perplexity_including_oovs",
+        "perplexity_excluding_oovs",
+        "oov_rate",
+        "cross_entropy_bits_incl",
+        "srilm_ppl1",
+        "hit_ratio_k",
+        "ngrams_total",
+        "binary_bytes",
+    ),
+)
 
 
 def prune_label(values):
@@ -186,23 +241,15 @@ def load_metrics(metric_paths, model_files):
                 "model": record["model"],
             }
         )
-    orders = range(1, max_order + 1)
+    # The columns of every order k stand for hit_ratio_k and ngrams_k.
     columns = [
-        "family",
-        "order",
-        "train_fraction",
-        "train_tokens",
-        "split",
-        *FIGURES,
-        *(f"hit_ratio_{k}" for k in orders),
-        *(f"ngrams_{k}" for k in orders),
-        "ngrams_total",
-        "binary_bytes",
-        "parameters",
-        "log10_prob",
-        "log10_prob_oov",
-        *OPTIONS,
-        "model",
+        name
+        for column in TABLE.columns
+        for name in (
+            [column.name.replace("_k", f"_{k}") for k in range(1, max_order + 1)]
+            if column.name.endswith("_k")
+            else [column.name]
+        )
     ]
     return sort_models(pd.DataFrame(rows, columns=columns))
 
@@ -220,27 +267,6 @@ def sort_models(frame):
         na_position="last",
     ).index
     return frame.loc[order].reset_index(drop=True)
-
-
-def _cell(value, column):
-    """Exact text of a value: integers plainly, floats as their shortest round-tripping repr."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if column in INTEGERS or column.startswith("ngrams_") or column == "order":
-        return str(int(value))
-    if column == "discount_fallback":
-        return flag_label(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def write_tsv(frame, path):
-    """Full precision, so reruns give identical bytes; an order a model lacks is an empty cell."""
-    with atomic_open(path, newline="") as handle:
-        handle.write("\t".join(frame.columns) + "\n")
-        for row in frame.itertuples(index=False):
-            handle.write("\t".join(_cell(v, c) for v, c in zip(row, frame.columns)) + "\n")
 
 
 def fallback_discounts(count_paths):
@@ -269,51 +295,23 @@ def fallback_note(fallbacks):
 def markdown(frame, fallbacks=None):
     """A table for people: one row per model, the headline figures per evaluated split; fallbacks:
     the models that took fallback discounts (see fallback_discounts)."""
-    splits = list(dict.fromkeys(frame["split"]))
-    header = ["Model", "Train tokens:"]
-    for split in splits:
-        prefix = f"{split} " if len(splits) > 1 else ""
-        header += [
-            f"{prefix}PPL incl. OOVs:",
-            f"{prefix}PPL excl. OOVs:",
-            f"{prefix}OOV rate:",
-            f"{prefix}Bits/token:",
-            f"{prefix}SRILM ppl1:",
-            f"{prefix}Full-order hits:",
-        ]
-    header += ["n-grams:", "Model file (MB):"]
-    rows = []
-    for model, group in frame.groupby("model", sort=False):
-        by_split = group.set_index("split")
-        first = group.iloc[0]
-        cells = [model, known(first["train_tokens"], lambda v: f"{int(v):,}")]
-        for split in splits:
-            row = by_split.loc[split]
-            hits = row["hit_ratio_" + str(int(row["order"]))] if row["family"] == "ngram" else None
-            cells += [
-                f"{row['perplexity_including_oovs']:.2f}",
-                known(row["perplexity_excluding_oovs"], lambda v: f"{v:.2f}"),
-                f"{100 * row['oov_rate']:.2f}%",
-                f"{row['cross_entropy_bits_incl']:.3f}",
-                # Undefined where every word is unseen (it divides by the words KenLM knows).
-                known(row["srilm_ppl1"], lambda v: f"{v:.2f}"),
-                known(hits, lambda v: f"{100 * v:.1f}%"),
-            ]
-        cells += [known(first["ngrams_total"], lambda v: f"{int(v):,}"), f"{first['binary_bytes'] / 2**20:.1f}"]
-        rows.append(cells)
     ngrams = frame[frame["family"] == "ngram"]
     options = []
     if (ngrams["prune"] != "none").any():
-        options.append("pruned as the Model column says (`prune` in the TSV)")
+        options.append(", pruned as the Model column says (`prune` in the TSV)")
     if ngrams["discount_fallback"].astype(bool).any():
-        options.append("`--discount_fallback`")
-    extra = f", {', '.join(options)}" if options else ""
-    note = definitions_markdown(extra)
-    if fallback_note(fallbacks):
-        note += f"\n- {fallback_note(fallbacks)}."
+        options.append(", `--discount_fallback`")
+    extra = [
+        "- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
+        f"`lmplz --skip_symbols`{''.join(options)}."
+    ]
+    if fallbacks:
+        extra.append(f"- {fallback_note(fallbacks)}.")
     if (frame["family"] == "neural").any():
-        note += "\n" + NEURAL_NOTE
-    return markdown_table(f"Perplexity on {', '.join(splits)}", header, rows, note)
+        extra.append(NEURAL_NOTE)
+    splits = ", ".join(dict.fromkeys(frame["split"]))
+    opening = "Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):"
+    return TABLE.markdown(frame, f"Perplexity on {splits}", opening, extra)
 
 
 # Under the Markdown table when it has neural rows: how to read them beside the n-grams.
@@ -326,10 +324,8 @@ NEURAL_NOTE = (
 )
 
 
-def write_tables(metric_paths, model_files, tsv_path, md_path):
+def write_tables(metric_paths, model_files, outputs):
     """Write both tables from the metrics files of the current config's models."""
     frame = load_metrics(metric_paths, model_files)
-    write_tsv(frame, tsv_path)
     counts = {model: files["counts"] for model, files in model_files.items() if "counts" in files}
-    with atomic_open(md_path) as handle:
-        handle.write(markdown(frame, fallback_discounts(counts)))
+    TABLE.write(frame, outputs, markdown(frame, fallback_discounts(counts)))

@@ -1,0 +1,161 @@
+"""One way to write a table: its columns declared once, each with its name, its definition and how
+the Markdown table shows it, and one writer making from them the .tsv, the Markdown table with its
+note, the report's caption and the docs' table of definitions."""
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import pandas as pd
+
+from ..atomic import atomic_open
+
+# A cell of a figure a row lacks (a neural model's n-grams) in the Markdown table.
+MISSING = "—"
+
+
+def missing(value):
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+@dataclass(frozen=True)
+class Column:
+    """name: as the .tsv heads it (`_k` stands for every order k: hit_ratio_3 is hit_ratio_k's);
+    definition: one sentence; headline: its Markdown column's header, ending in `:` when
+    right-aligned (None: the .tsv alone has it); form: the Markdown cell of its value, a format
+    string or a function, a dash where the value is missing; cell: the Markdown cell of the whole
+    row, instead; integer: written as an integer though a missing value makes it a float; noted:
+    whether the Markdown note defines it; per_split: a Markdown column for each scored split."""
+
+    name: str
+    definition: str
+    headline: str | None = None
+    form: str | Callable | None = None
+    cell: Callable | None = None
+    integer: bool = False
+    noted: bool = True
+    per_split: bool = False
+
+    def text(self, row):
+        """The Markdown cell of a row (a {column: value} dict)."""
+        if self.cell:
+            return self.cell(row)
+        value = row[self.name]
+        if self.form is None:
+            return str(value)
+        if missing(value):
+            return MISSING
+        return self.form(value) if callable(self.form) else self.form.format(value)
+
+
+def tsv_cell(value, integer=False):
+    """Exact text: integers plainly, floats as their shortest round-tripping repr, flags as
+    `true`/`false`, a missing value as an empty cell; reruns give identical bytes."""
+    if missing(value):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if integer:
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(float(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Table:
+    """file: the .tsv's name; columns: in the .tsv's order; shown: the Markdown columns' names in
+    their order, when not the .tsv's; every_definition: the note defines every column by name."""
+
+    file: str
+    columns: tuple[Column, ...]
+    shown: tuple[str, ...] = ()
+    every_definition: bool = False
+
+    @property
+    def definitions(self):
+        return {column.name: column.definition for column in self.columns}
+
+    def column(self, name):
+        """The column of a name, hit_ratio_3 by hit_ratio_k."""
+        named = {column.name: column for column in self.columns}
+        return named.get(name) or named[re.sub(r"_\d+$", "_k", name)]
+
+    def shown_columns(self):
+        """The Markdown table's columns, in its order."""
+        return [self.column(name) for name in self.shown] or [c for c in self.columns if c.headline]
+
+    def caption(self):
+        """The definitions for the report's caption, in reStructuredText: (name, sentence) pairs."""
+        return [(f"``{name}``", text.replace("`", "``")) for name, text in self.definitions.items()]
+
+    def docs(self):
+        """The docs' table of the definitions, in Markdown."""
+        rows = [f"| `{name}` | {text} |" for name, text in self.definitions.items()]
+        return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
+
+    def tsv(self, frame):
+        lines = ["\t".join(frame.columns)]
+        integers = [self.column(name).integer for name in frame.columns]
+        for row in frame.itertuples(index=False):
+            lines.append("\t".join(tsv_cell(value, integer) for value, integer in zip(row, integers)))
+        return "\n".join(lines) + "\n"
+
+    def markdown(self, frame, title, opening=None, extra=()):
+        """The table for people, titled, with a note that defines what it shows: its opening
+        (`Definitions (every figure is in `{file}`):` unless given), a line per column, then the
+        extra lines."""
+        shown = self.shown_columns()
+        header, rows = _layout(shown, frame.to_dict("records"))
+        if self.every_definition:
+            lines = [f"- `{name}`: {text}." for name, text in self.definitions.items()]
+        else:
+            lines = [f"- **{c.headline.rstrip(':')}** (`{c.name}`): {c.definition}." for c in shown if c.noted]
+        opening = opening or f"Definitions (every figure is in `{self.file}`):"
+        note = "\n".join([opening, "", *lines, *extra])
+        return markdown_table(title, header, rows, note)
+
+    def write(self, frame, outputs, markdown):
+        """frame's .tsv and markdown's text (the Markdown table) to outputs' tsv and md."""
+        with atomic_open(outputs["tsv"], newline="") as handle:
+            handle.write(self.tsv(frame))
+        with atomic_open(outputs["md"]) as handle:
+            handle.write(markdown)
+
+
+def _layout(shown, records):
+    """The Markdown header and rows: a row per record, or with per-split columns a row per model
+    whose per-split columns repeat, where the first of them stands, once for each split."""
+    if not any(column.per_split for column in shown):
+        return [c.headline for c in shown], [[c.text(row) for c in shown] for row in records]
+    splits = list(dict.fromkeys(row["split"] for row in records))
+    models = {}
+    for row in records:
+        models.setdefault(row["model"], {})[row["split"]] = row
+    first = next(i for i, column in enumerate(shown) if column.per_split)
+    block = [column for column in shown if column.per_split]
+    rest = [column for column in shown[first:] if not column.per_split]
+
+    def prefixed(column, split):
+        return f"{split} {column.headline}" if len(splits) > 1 else column.headline
+
+    header = [c.headline for c in shown[:first]]
+    header += [prefixed(column, split) for split in splits for column in block]
+    header += [c.headline for c in rest]
+    rows = []
+    for by_split in models.values():
+        one = next(iter(by_split.values()))
+        cells = [c.text(one) for c in shown[:first]]
+        cells += [column.text(by_split[split]) for split in splits for column in block]
+        rows.append(cells + [c.text(one) for c in rest])
+    return header, rows
+
+
+def markdown_table(title, header, rows, note):
+    """A titled Markdown table with a closing note; header names ending in `:` are right-aligned."""
+    names = [name.rstrip(":") for name in header]
+    rule = ["---:" if name.endswith(":") else "---" for name in header]
+    lines = [title, "", "| " + " | ".join(names) + " |", "|" + "|".join(rule) + "|"]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join([*lines, "", note, ""])
