@@ -85,9 +85,10 @@ demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
 
 # For developers: the demo, then its tables written into the README's marked blocks, stamped with
 # a digest of what they come from (a test fails when the README's stamp is not the code's; see
-# docs/layout.md).
+# docs/layout.md), and every table's columns into the docs from their declarations.
 readme: demo
 	$(VENV)/bin/python tests/readme_tables.py results/tables README.md
+	$(VENV)/bin/python tests/readme_tables.py --columns README.md docs/*.md
 
 # Written again when the generator changes, so that the demo shows what the README shows.
 $(DEMO_CORPUS)/dev-0/expected.tsv: benchmarks/generate_corpus.py | $(VENV)/.installed

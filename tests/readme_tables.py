@@ -16,8 +16,13 @@ comments aside, so a comment-only edit, or an edit to code no README table comes
 comparison table's, say), leaves the stamp as it is; any other edit to what the tables come from
 makes the test fail until `make readme` shows what the code now makes.
 
+The docs' tables of every table's columns are written from the columns' one declaration
+(lmgap.report.table), between `<!-- make readme: the columns of perplexity.tsv -->` and the end
+mark, by `--columns`, which `make readme` runs too.
+
     python tests/readme_tables.py TABLES_DIR [README]           write the tables in
     python tests/readme_tables.py --check TABLES_DIR [README]   compare, timing cells aside
+    python tests/readme_tables.py --columns FILE...             write the column tables in
 """
 
 import argparse
@@ -47,6 +52,37 @@ BLOCK = re.compile(
     r"<!-- make readme: end -->",
     re.S,
 )
+
+
+COLUMNS = re.compile(
+    r"<!-- make readme: the columns of (?P<table>[\w.]+) -->\n(?P<rows>.*?)<!-- make readme: end -->", re.S
+)
+
+
+def declared_tables():
+    """Every table the pipeline writes, by its file name."""
+    from lmgap.report import comparison, cost, documents, gap, perplexity
+
+    tables = (
+        perplexity.TABLE,
+        cost.TABLE,
+        comparison.TABLE,
+        gap.TABLE,
+        documents.DECADES_TABLE,
+        documents.HARDEST_TABLE,
+    )
+    return {table.file: table for table in tables}
+
+
+def with_columns(text):
+    """The text with every marked column table written from its declaration."""
+    tables = declared_tables()
+
+    def fill(match):
+        table = match["table"]
+        return f"<!-- make readme: the columns of {table} -->\n{tables[table].docs()}<!-- make readme: end -->"
+
+    return COLUMNS.sub(fill, text)
 
 
 def demo_digest(root=REPO, rules=None):
@@ -166,9 +202,16 @@ def differences(readme, tables):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
-    parser.add_argument("tables", help="the demo's results/tables folder")
+    parser.add_argument("--columns", nargs="+", type=Path, help="write the column tables into these files")
+    parser.add_argument("tables", nargs="?", help="the demo's results/tables folder")
     parser.add_argument("readme", nargs="?", default=REPO / "README.md")
     args = parser.parse_args(argv)
+    if args.columns:
+        for path in args.columns:
+            path.write_text(with_columns(path.read_text()))
+        return 0
+    if not args.tables:
+        parser.error("give the demo's results/tables folder")
     if not Path(args.readme).is_file():
         raise SystemExit(f"{args.readme} does not exist: give the README to write into")
     readme = Path(args.readme).read_text()
