@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LmgapError
+from .scores import read_scores
 from .table import MISSING, Column, Table, missing
 
 CONFIDENCE = 0.95
@@ -96,17 +97,8 @@ def interval(log10_ratios, confidence=CONFIDENCE):
     return float(low), float(high)
 
 
-@functools.cache
-def read_documents(path):
-    """(line numbers, tokens, log10 P) of a documents.tsv; read once, though a model is in up to
-    three pairs."""
-    with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
-    return (
-        np.array([int(row["line"]) for row in rows]),
-        np.array([int(row["tokens"]) for row in rows], dtype=np.int64),
-        np.array([float(row["log10_prob"]) for row in rows]),
-    )
+# Read once, though a model is in up to three pairs; the frames are shared, never changed.
+scores_of = functools.cache(read_scores)
 
 
 # Two n-gram models whose OOV rates are further apart than this (a factor and a difference) have
@@ -125,9 +117,9 @@ def vocabularies_alike(oov_rate, other):
 def compare(pair, split, documents, figures, resamples, seed):
     """One row of the comparison table. documents: {(model, split): path}; figures:
     {(model, split): perplexity.tsv row}."""
-    lines, tokens, model_log10 = read_documents(documents[(pair.model, split)])
-    base_lines, base_tokens, base_log10 = read_documents(documents[(pair.baseline, split)])
-    if not (np.array_equal(lines, base_lines) and np.array_equal(tokens, base_tokens)):
+    scores, base = scores_of(documents[(pair.model, split)]), scores_of(documents[(pair.baseline, split)])
+    lines, tokens = scores["line"].to_numpy(), scores["tokens"].to_numpy()
+    if not (np.array_equal(lines, base["line"]) and np.array_equal(tokens, base["tokens"])):
         raise LmgapError(
             f"{pair.model} and {pair.baseline} scored different documents of {split}; rerun the "
             "pipeline so that both score the current text"
@@ -138,7 +130,11 @@ def compare(pair, split, documents, figures, resamples, seed):
     if len(lines) < MIN_DOCUMENTS:
         low = high = real = None
     else:
-        low, high = interval(bootstrap_log10_ratios(base_log10 - model_log10, tokens, resamples, seed))
+        low, high = interval(
+            bootstrap_log10_ratios(
+                base["log10_prob"].to_numpy() - scores["log10_prob"].to_numpy(), tokens, resamples, seed
+            )
+        )
         real = "yes" if high < 1 or low > 1 else "no"
     return {
         "split": split,

@@ -6,7 +6,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import LmgapError
-from ..record import DOCUMENT_COLUMNS, kenlm_perplexities
+from ..record import kenlm_perplexities
+from .scores import read_scores
 from .table import Column, Table
 
 HARDEST = 10
@@ -78,7 +79,7 @@ HARDEST_TABLE = Table(
 
 def read_documents(path, years_path):
     """A model's per-document scores on a split, with each document's year (NaN when unknown)."""
-    frame = pd.read_csv(path, sep="\t", dtype={c: "int64" for c in DOCUMENT_COLUMNS[:3]})
+    frame = read_scores(path)
     with open(years_path) as handle:
         years = handle.read().split("\n")[1:-1]
     if years and len(years) != len(frame):
