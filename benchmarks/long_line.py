@@ -18,7 +18,7 @@ from pathlib import Path
 from compare import REPO, kenlm_tools, machine
 
 sys.path.insert(0, str(REPO / "workflow"))
-from lmgap.ngram.run import query  # noqa: E402
+from lmgap.ngram.scoring import query  # noqa: E402
 
 
 def seconds(action, repeats):

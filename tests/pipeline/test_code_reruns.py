@@ -76,7 +76,8 @@ def test_an_edit_to_the_neural_window_rescores_the_neural_model_without_training
 
 def test_an_edit_to_the_training_code_retrains_and_rescores_only_what_runs_it(rerun_edited):
     ran, _, _ = rerun_edited("lmgap/ngram/run.py")
-    # run.py trains and queries: the model is trained again and put in place, and queried again.
+    # run.py trains, and query's errors quote its log through it: the model is trained again and
+    # put in place, and queried again.
     # Trained to the same bytes, it is the model its gap predictions were made from: they stand.
     assert ran == {"train": 1, "install_model": 1, "model_fingerprint": 1, "query": 1, **TABLES, **RECORD}
 

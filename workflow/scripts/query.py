@@ -6,8 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.ngram.output import parse_summary
-from lmgap.ngram.run import query
-from lmgap.ngram.scoring import check_against_summary
+from lmgap.ngram.scoring import check_against_summary, query
 from lmgap.record import write_split_record
 from lmgap.scriptio import run
 

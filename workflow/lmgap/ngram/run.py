@@ -15,8 +15,6 @@ from pathlib import Path
 from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
 from ..errors import LmgapError, in_origin
 from .output import arpa_header_counts
-from ..models import damaged_model_advice
-from .scoring import score_output
 
 
 def lmplz_command(lmplz, options, temp_prefix, text):
@@ -43,7 +41,7 @@ def temp_dir(config, model):
     return Path(root) / model
 
 
-def _stderr_tail(stderr, lines=5):
+def stderr_tail(stderr, lines=5):
     return "\n".join(stderr.strip().splitlines()[-lines:])
 
 
@@ -104,7 +102,7 @@ def train(tools, options, paths, log):
                 if "No space left on device" in bb_text:
                     raise LmgapError(f"build_binary ran out of disk space writing {binary}; free space in its folder.")
                 raise LmgapError(
-                    f"build_binary failed on the order-{order} model; see {log.name}:\n{_stderr_tail(bb_text)}"
+                    f"build_binary failed on the order-{order} model; see {log.name}:\n{stderr_tail(bb_text)}"
                 )
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
@@ -124,7 +122,7 @@ def unigram_tokens(lmplz_text):
     """The words lmplz read (its `Unigram tokens N types M` line; `</s>` not counted)."""
     match = re.search(r"^Unigram tokens (\d+) types \d+$", lmplz_text, re.M)
     if not match:
-        raise LmgapError(f"lmplz did not say how many words it read:\n{_stderr_tail(lmplz_text)}")
+        raise LmgapError(f"lmplz did not say how many words it read:\n{stderr_tail(lmplz_text)}")
     return int(match.group(1))
 
 
@@ -210,30 +208,4 @@ def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
             f"can give now. Lower memory.budget_mb {in_origin('memory.budget_mb')} (or --resources mem_mb=N) to "
             "what is free, or stop other programs."
         )
-    return f"lmplz failed on the order-{order} model; see {log_name}:\n{_stderr_tail(stderr)}"
-
-
-def query(tool, model, text, order, log):
-    """Score text with query, one pass over its per-token output; return (SplitScores, summary)."""
-    log.flush()
-    with open(text, "rb") as stdin:
-        process = subprocess.Popen(
-            [str(tool), "-v", "word", "-v", "sentence", "-v", "summary", str(model)],
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            bufsize=1 << 20,
-        )
-        try:
-            scores, summary = score_output(process.stdout, order)
-        finally:
-            process.stdout.close()
-            returncode = process.wait()
-    if returncode:
-        log.flush()
-        tail = _stderr_tail(Path(log.name).read_text(errors="replace"))
-        raise LmgapError(
-            f"query failed on {model} with exit code {returncode}; {damaged_model_advice(model)}. "
-            f"See {log.name}:\n{tail}"
-        )
-    return scores, summary
+    return f"lmplz failed on the order-{order} model; see {log_name}:\n{stderr_tail(stderr)}"

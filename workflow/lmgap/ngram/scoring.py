@@ -1,4 +1,5 @@
-"""One pass over query's per-token output: the raw sums of a split and each document's scores.
+"""Run query and make one pass over its per-token output: the raw sums of a split and each
+document's scores.
 
 `query -v word -v sentence -v summary` prints, per input line, every token as
 `surface=vocab_id ngram_length log10prob` followed by `Total: <line log10prob> OOV: <count>`,
@@ -8,11 +9,15 @@ to the last bit; `check_against_summary` proves it on every run.
 """
 
 import re
+import subprocess
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import LmgapError
+from ..models import damaged_model_advice
 from ..record import kenlm_perplexities
+from .run import stderr_tail
 
 LINE_END = re.compile(rb"Total: (\S+) OOV: (\d+)$")
 
@@ -109,3 +114,29 @@ def check_against_summary(sums, printed):
     for key in ("oovs", "tokens"):
         if sums[key] != printed[key]:
             raise LmgapError(f"the per-token output counts {sums[key]} {key} but query printed {printed[key]}")
+
+
+def query(tool, model, text, order, log):
+    """Score text with query, one pass over its per-token output; return (SplitScores, summary)."""
+    log.flush()
+    with open(text, "rb") as stdin:
+        process = subprocess.Popen(
+            [str(tool), "-v", "word", "-v", "sentence", "-v", "summary", str(model)],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            bufsize=1 << 20,
+        )
+        try:
+            scores, summary = score_output(process.stdout, order)
+        finally:
+            process.stdout.close()
+            returncode = process.wait()
+    if returncode:
+        log.flush()
+        tail = stderr_tail(Path(log.name).read_text(errors="replace"))
+        raise LmgapError(
+            f"query failed on {model} with exit code {returncode}; {damaged_model_advice(model)}. "
+            f"See {log.name}:\n{tail}"
+        )
+    return scores, summary
