@@ -105,7 +105,8 @@ def write_documents(documents, path):
             out.write(f"{number}\t{tokens}\t{oovs}\t{total!r}\t{oov_sum!r}\t{incl!r}\t{excl!r}\n")
 
 
-def write_split_record(model, split, sums, documents, metrics_path, documents_path, **settings):
-    """Both files of a model's record of a split; settings are the family's own fields."""
-    write_documents(documents, documents_path)
-    write_json({"model": model, "split": split, **settings, "sums": sums}, metrics_path)
+def write_split_record(record, documents, outputs):
+    """Both files of a model's record of a split. record: model, split, the family's own
+    settings and sums, to outputs' metrics; documents: each line's sums, to outputs' documents."""
+    write_documents(documents, outputs["documents"])
+    write_json(record, outputs["metrics"])

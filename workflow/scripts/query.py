@@ -18,16 +18,9 @@ def main(log):
     printed = parse_summary(summary)
     sums = scores.sums()
     check_against_summary(sums, printed)
-    write_split_record(
-        snakemake.wildcards.model,
-        snakemake.wildcards.split,
-        sums,
-        scores.documents,
-        snakemake.output.metrics,
-        snakemake.output.documents,
-        **options,
-        kenlm_summary=printed,
-    )
+    names = {"model": snakemake.wildcards.model, "split": snakemake.wildcards.split}
+    record = {**names, **options, "kenlm_summary": printed, "sums": sums}
+    write_split_record(record, scores.documents, snakemake.output)
 
 
 run(snakemake, main)

@@ -25,17 +25,9 @@ def main(log):
         window["stride"],
         window["batch_size"],
     )
-    write_split_record(
-        snakemake.wildcards.neural,
-        snakemake.wildcards.split,
-        scores.sums(),
-        scores.documents,
-        snakemake.output.metrics,
-        snakemake.output.documents,
-        family="neural",
-        **window,
-        subword_tokens=subwords,
-    )
+    names = {"model": snakemake.wildcards.neural, "split": snakemake.wildcards.split}
+    record = {**names, "family": "neural", **window, "subword_tokens": subwords, "sums": scores.sums()}
+    write_split_record(record, scores.documents, snakemake.output)
 
 
 run(snakemake, main)
