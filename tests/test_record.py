@@ -9,8 +9,7 @@ import pytest
 
 from lmgap.errors import LmgapError
 from lmgap.ngram.output import parse_summary
-from lmgap.ngram.scoring import query
-from lmgap.ngram.scoring import check_against_summary, score_output
+from lmgap.ngram.scoring import check_against_summary, query, score_output
 from lmgap.record import hit_ratios, kenlm_perplexities, oov_rate, split_figures, srilm_perplexities
 
 # A trigram model small enough to score by hand (KenLM's backoff rules).

@@ -1,4 +1,5 @@
-"""Parse the summary that KenLM's query prints."""
+"""Read what KenLM's tools print: query's summary, an ARPA header's counts, the last lines of a
+tool's messages."""
 
 from ..errors import LmgapError
 
@@ -37,3 +38,8 @@ def arpa_header_counts(head):
         elif line.endswith(b"-grams:"):
             break
     return counts or None
+
+
+def stderr_tail(stderr, lines=5):
+    """The last lines of a tool's messages, for an error that quotes them."""
+    return "\n".join(stderr.strip().splitlines()[-lines:])

@@ -1,4 +1,4 @@
-"""Run lmplz, build_binary and query, turning their failures into errors a user can act on."""
+"""Run lmplz and build_binary, turning their failures into errors a user can act on."""
 
 import contextlib
 import os
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
 from ..errors import LmgapError, in_origin
-from .output import arpa_header_counts
+from .output import arpa_header_counts, stderr_tail
 
 
 def lmplz_command(lmplz, options, temp_prefix, text):
@@ -39,10 +39,6 @@ def temp_dir(config, model):
     """
     root = config["lmplz"]["temp_dir"] or "results/tmp/lmplz"
     return Path(root) / model
-
-
-def stderr_tail(stderr, lines=5):
-    return "\n".join(stderr.strip().splitlines()[-lines:])
 
 
 def train(tools, options, paths, log):

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import LmgapError
 from ..models import damaged_model_advice
 from ..record import kenlm_perplexities
-from .run import stderr_tail
+from .output import stderr_tail
 
 LINE_END = re.compile(rb"Total: (\S+) OOV: (\d+)$")
 
