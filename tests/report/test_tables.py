@@ -1,9 +1,13 @@
-"""The perplexity table for people: a figure a model does not define is a dash, never `nan`."""
+"""The tables' cells: a figure a model does not define is a dash in the Markdown, never `nan`; a
+cell's text reads back from the .tsv as it was."""
 
+import csv
+import io
 import math
 
 import pandas as pd
 
+from lmgap.report.documents import HARDEST_TABLE
 from lmgap.report.perplexity import markdown
 
 
@@ -21,3 +25,26 @@ def test_figures_undefined_when_every_word_is_unseen_show_a_dash(demo_run):
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[3] == cells[6] == "—" and "nan" not in shown
     assert cells[2] == f"{frame.loc[0, 'perplexity_including_oovs']:.2f}"
+
+
+def test_a_cell_holding_quotes_reads_back_as_it_was_and_as_pandas_writes_it():
+    # Newspaper text quotes speech: an excerpt beginning with a quote must survive the round trip.
+    excerpt = '"Hello," he said, "the end."'
+    row = {"model": "o3", "split": "dev-0", "rank": 1, "line": 2, "year": "", "tokens": 5, "oovs": 1}
+    row |= {"perplexity_including_oovs": 1.5, "perplexity_excluding_oovs": math.nan, "excerpt": excerpt}
+    frame = pd.DataFrame([row])
+    text = HARDEST_TABLE.tsv(frame)
+    assert next(csv.DictReader(io.StringIO(text), delimiter="\t"))["excerpt"] == excerpt
+    written = io.StringIO()
+    frame.to_csv(written, sep="\t", index=False, lineterminator="\n")
+    assert text == written.getvalue()
+
+
+def test_a_missing_full_order_hit_ratio_shows_a_dash(demo_run):
+    frame = pd.read_csv(
+        demo_run / "work/results/tables/perplexity.tsv", sep="\t", keep_default_na=False, na_values=[""]
+    )
+    first = frame.loc[0]
+    frame.loc[0, f"hit_ratio_{int(first['order'])}"] = math.nan
+    row = next(line for line in markdown(frame).splitlines() if line.startswith(f"| {first['model']} |"))
+    assert [cell.strip() for cell in row.strip("|").split("|")][7] == "—"

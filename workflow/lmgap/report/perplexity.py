@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..neural.files import parameter_count, weights_bytes
 from ..record import split_figures
-from .table import MISSING, Column, Table
+from .table import MISSING, Column, Table, missing
 
 
 def _thousands(value):
@@ -20,9 +20,8 @@ def _percent(digits):
 
 def _full_order_hits(row):
     """The hit ratio of the model's own order; a neural model has none."""
-    if row["family"] != "ngram":
-        return MISSING
-    return _percent(1)(row[f"hit_ratio_{int(row['order'])}"])
+    hits = row[f"hit_ratio_{int(row['order'])}"] if row["family"] == "ngram" else None
+    return MISSING if missing(hits) else _percent(1)(hits)
 
 
 # Every column of perplexity.tsv in its order, its meaning in one sentence, and its Markdown column

@@ -2,11 +2,14 @@
 the Markdown table shows it, and one writer making from them the .tsv, the Markdown table with its
 note, the report's caption and the docs' table of definitions."""
 
+import csv
+import io
 import math
 import re
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from ..atomic import atomic_open
@@ -54,7 +57,7 @@ def tsv_cell(value, integer=False):
     `true`/`false`, a missing value as an empty cell; reruns give identical bytes."""
     if missing(value):
         return ""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if integer:
         return str(int(value))
@@ -96,11 +99,15 @@ class Table:
         return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
 
     def tsv(self, frame):
-        lines = ["\t".join(frame.columns)]
+        """The .tsv's text; a cell holding a quote or a tab is quoted as the csv module (and
+        pandas) quote it, so that a program reads back what the cell holds."""
+        text = io.StringIO()
+        writer = csv.writer(text, delimiter="\t", lineterminator="\n")
+        writer.writerow(frame.columns)
         integers = [self.column(name).integer for name in frame.columns]
         for row in frame.itertuples(index=False):
-            lines.append("\t".join(tsv_cell(value, integer) for value, integer in zip(row, integers)))
-        return "\n".join(lines) + "\n"
+            writer.writerow(tsv_cell(value, integer) for value, integer in zip(row, integers))
+        return text.getvalue()
 
     def markdown(self, frame, title, opening=None, extra=()):
         """The table for people, titled, with a note that defines what it shows: its opening
