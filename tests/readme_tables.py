@@ -80,7 +80,7 @@ def with_columns(text):
 
     def fill(match):
         table = match["table"]
-        return f"<!-- make readme: the columns of {table} -->\n{tables[table].docs()}<!-- make readme: end -->"
+        return f"<!-- make readme: the columns of {table} -->\n{tables[table].docs_table()}<!-- make readme: end -->"
 
     return COLUMNS.sub(fill, text)
 
@@ -208,7 +208,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.columns:
         for path in args.columns:
-            path.write_text(with_columns(path.read_text()))
+            text = path.read_text()
+            if with_columns(text) != text:
+                path.write_text(with_columns(text))
         return 0
     if not args.tables:
         parser.error("give the demo's results/tables folder")

@@ -40,7 +40,7 @@ class Column:
     noted: bool = True
     per_split: bool = False
 
-    def text(self, row):
+    def markdown_cell(self, row):
         """The Markdown cell of a row (a {column: value} dict)."""
         if self.cell:
             return self.cell(row)
@@ -93,7 +93,7 @@ class Table:
         """The definitions for the report's caption, in reStructuredText: (name, sentence) pairs."""
         return [(f"``{name}``", text.replace("`", "``")) for name, text in self.definitions.items()]
 
-    def docs(self):
+    def docs_table(self):
         """The docs' table of the definitions, in Markdown."""
         rows = [f"| `{name}` | {text} |" for name, text in self.definitions.items()]
         return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
@@ -132,10 +132,12 @@ class Table:
 
 
 def _layout(shown, records):
-    """The Markdown header and rows: a row per record, or with per-split columns a row per model
-    whose per-split columns repeat, where the first of them stands, once for each split."""
+    """The Markdown header and rows: a row per record; or, when some columns are per split, a row
+    per model in which the block of per-split columns is repeated for each split (its headlines
+    prefixed with the split's name when there are several), in the place of the block's first
+    column."""
     if not any(column.per_split for column in shown):
-        return [c.headline for c in shown], [[c.text(row) for c in shown] for row in records]
+        return [c.headline for c in shown], [[c.markdown_cell(row) for c in shown] for row in records]
     splits = list(dict.fromkeys(row["split"] for row in records))
     models = {}
     for row in records:
@@ -153,9 +155,9 @@ def _layout(shown, records):
     rows = []
     for by_split in models.values():
         one = next(iter(by_split.values()))
-        cells = [c.text(one) for c in shown[:first]]
-        cells += [column.text(by_split[split]) for split in splits for column in block]
-        rows.append(cells + [c.text(one) for c in rest])
+        cells = [c.markdown_cell(one) for c in shown[:first]]
+        cells += [column.markdown_cell(by_split[split]) for split in splits for column in block]
+        rows.append(cells + [c.markdown_cell(one) for c in rest])
     return header, rows
 
 
