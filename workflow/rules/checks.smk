@@ -4,13 +4,7 @@
 # onstart (a real run, before its first job), or in the job that needs the answer.
 from snakemake.logging import logger
 
-from lmgap.corpus.fetch import (
-    check_commit_source,
-    check_files,
-    check_scorable,
-    read_gap_words,
-    uncompressed_mb,
-)
+from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.preflight import (
     check_outputs_writable,
     check_records_writable,
@@ -82,9 +76,7 @@ def check_local_corpus():
 
 def trained_counts():
     """Each model's ngram_counts.json that a run has written."""
-    paths = {
-        model: rules.install_model.output.counts.format(model=model) for model in MODELS
-    }
+    paths = {model: rules.install_model.output.counts.format(model=model) for model in MODELS}
     return {model: path for model, path in paths.items() if Path(path).is_file()}
 
 

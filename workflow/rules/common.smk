@@ -14,15 +14,9 @@ from lmgap.sourcecode import lmgap_version, package_code, script_code
 
 # The experiment: the config, checked, and the models, splits and gap systems it asks for. Each
 # family's input functions and job sizes live beside its rules; local scheduling in scheduling.smk.
-CONFIG_ORIGINS = Origins(
-    workflow.config_settings.config, workflow.config_settings.configfiles
-)
+CONFIG_ORIGINS = Origins(workflow.config_settings.config, workflow.config_settings.configfiles)
 try:
-    config = validate_config(
-        config,
-        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
-        CONFIG_ORIGINS,
-    )
+    config = validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", CONFIG_ORIGINS)
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 # Where the settings that messages name came from, for this process and the jobs it starts.
@@ -31,10 +25,7 @@ record_origins(CONFIG_ORIGINS.of)
 ORDERS = sorted({int(order) for order in config["orders"]})
 TRAIN_FRACTIONS = sorted({float(fraction) for fraction in config["train_fraction"]})
 MODELS = models_from_config(
-    ORDERS,
-    prune_settings(config["lmplz"]["prune"]),
-    config["lmplz"]["discount_fallback"],
-    TRAIN_FRACTIONS,
+    ORDERS, prune_settings(config["lmplz"]["prune"]), config["lmplz"]["discount_fallback"], TRAIN_FRACTIONS
 )
 # Neural models by name, each with its evaluation window settled (a `path:` model's folder is
 # checked now, before any job).
@@ -42,16 +33,10 @@ try:
     NEURAL = neural_models(config["neural"], CONFIG_ORIGINS.of(("neural",)))
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
-NEURAL_TRAINED = sorted(
-    name for name, entry in NEURAL.items() if entry["source"] == "train"
-)
+NEURAL_TRAINED = sorted(name for name, entry in NEURAL.items() if entry["source"] == "train")
 # Causal models have a perplexity row; masked ones define no perplexity and predict gaps only.
-NEURAL_CAUSAL = sorted(
-    name for name, entry in NEURAL.items() if entry["kind"] == "causal"
-)
-NEURAL_MASKED = sorted(
-    name for name, entry in NEURAL.items() if entry["kind"] == "masked"
-)
+NEURAL_CAUSAL = sorted(name for name, entry in NEURAL.items() if entry["kind"] == "causal")
+NEURAL_MASKED = sorted(name for name, entry in NEURAL.items() if entry["kind"] == "masked")
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
 TEST_A = ["test-A"] if config["corpus"]["test_a"] else []
 # Every split the corpus step provides: the scored ones, the training one and test-A if asked for.
@@ -78,19 +63,12 @@ wildcard_constraints:
 def paths_in(files):
     """Every path of a map {name: path, or a map like it}, in its order: the inputs of a job that
     reads its files by name."""
-    return [
-        path
-        for value in files.values()
-        for path in (paths_in(value) if isinstance(value, dict) else [value])
-    ]
+    return [path for value in files.values() for path in (paths_in(value) if isinstance(value, dict) else [value])]
 
 
 def fingerprints_of(*splits):
     """The splits' fingerprints, once the corpus is fetched: all that their texts depend on."""
-    return [
-        checkpoints.split_fingerprint.get(split=split).output.fingerprint
-        for split in dict.fromkeys(splits)
-    ]
+    return [checkpoints.split_fingerprint.get(split=split).output.fingerprint for split in dict.fromkeys(splits)]
 
 
 # Snakemake looks again at a job after a checkpoint only if it depends on it directly, so every
@@ -116,10 +94,7 @@ def scoring_fingerprints(models):
     def fingerprints(wildcards):
         return [
             *model_and_split_fingerprints(wildcards),
-            *(
-                MODEL_FINGERPRINT.format(model=m)
-                for m in dict.fromkeys(models(wildcards))
-            ),
+            *(MODEL_FINGERPRINT.format(model=m) for m in dict.fromkeys(models(wildcards))),
         ]
 
     return fingerprints
@@ -135,9 +110,7 @@ def all_fingerprints(wildcards):
 
 def model_options(wildcards):
     if wildcards.model not in MODELS:
-        raise WorkflowError(
-            f"model {wildcards.model} is not in the current config (orders: {ORDERS})"
-        )
+        raise WorkflowError(f"model {wildcards.model} is not in the current config (orders: {ORDERS})")
     return MODELS[wildcards.model]
 
 
@@ -153,11 +126,7 @@ def kept_results():
         *expand(rules.install_model.output.binary, model=models),
         *expand(rules.install_model.output.counts, model=models),
         *expand(rules.install_model.output.usage, model=models),
-        *(
-            expand(rules.install_model.output.arpa, model=models)
-            if config["keep_arpa"]
-            else []
-        ),
+        *(expand(rules.install_model.output.arpa, model=models) if config["keep_arpa"] else []),
         *scored_outputs("metrics"),
         *scored_outputs("documents"),
         *expand(rules.install_neural.output.model, neural=NEURAL_TRAINED),
@@ -171,6 +140,4 @@ def kept_results():
 
 # The gap task's candidates come from the whole training split, so it predicts with the models
 # trained on all of it; models of smaller fractions are scored for perplexity only.
-GAP_MODELS = sorted(
-    name for name, options in MODELS.items() if options["train_fraction"] == 1
-)
+GAP_MODELS = sorted(name for name, options in MODELS.items() if options["train_fraction"] == 1)

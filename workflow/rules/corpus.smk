@@ -43,8 +43,7 @@ checkpoint split_fingerprint:
         code=script_code("split_fingerprint"),
         # The gap task's scored splits need UTF-8 gap words: refused here, before any model
         # trains (a changed setting writes the same fingerprint, which reruns nothing).
-        scored_for_gaps=lambda wildcards: GAP["enabled"]
-        and wildcards.split in config["eval_splits"],
+        scored_for_gaps=lambda wildcards: GAP["enabled"] and wildcards.split in config["eval_splits"],
     message:
         "Fingerprint {wildcards.split}'s files (results/corpus/splits/{wildcards.split}.json). If "
         "they are the bytes they were, every job this plan lists after it for {wildcards.split} (its "

@@ -12,9 +12,7 @@ def corpus_root():
 
 def corpus_required_files():
     """{file: the config key that asks for it}."""
-    return required_files(
-        config["train_split"], config["eval_splits"], config["corpus"]["test_a"]
-    )
+    return required_files(config["train_split"], config["eval_splits"], config["corpus"]["test_a"])
 
 
 def corpus_is_local():

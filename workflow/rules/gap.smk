@@ -172,9 +172,7 @@ rule gap_evaluate:
     input:
         out=SYSTEM_OUT,
         candidates=gap_candidates_of,
-        fingerprint=scoring_fingerprints(
-            lambda wildcards: system_models(wildcards.system)
-        ),
+        fingerprint=scoring_fingerprints(lambda wildcards: system_models(wildcards.system)),
     output:
         metrics="results/gap/metrics/{system}/{split}.json",
         lines="results/gap/metrics/{system}/{split}.lines.tsv",
@@ -338,9 +336,7 @@ rule gap_table:
         fingerprint=all_fingerprints,
         models=expand(MODEL_FINGERPRINT, model=GAP_MODELS),
     output:
-        tsv=report(
-            "results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"
-        ),
+        tsv=report("results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"),
         md="results/tables/gap.md",
     log:
         "logs/gap_table/gap_table.log",

@@ -101,21 +101,13 @@ def document_systems(*contexts):
 def gap_neural_models():
     """The neural models that predict gaps: the masked ones, and the causal ones when an n-gram
     trained on the whole training split gives them candidates."""
-    return [
-        name
-        for name in sorted(NEURAL)
-        if NEURAL[name]["kind"] == "masked" or GAP_MODELS
-    ]
+    return [name for name in sorted(NEURAL) if NEURAL[name]["kind"] == "masked" or GAP_MODELS]
 
 
 def blend_members():
     """Every system the blend mixes: each n-gram and neural model and the document family with
     both contexts, and the context-free baseline."""
-    return [
-        *(f"both/{name}" for name in [*GAP_MODELS, *gap_neural_models()]),
-        *document_systems("both"),
-        "unigram",
-    ]
+    return [*(f"both/{name}" for name in [*GAP_MODELS, *gap_neural_models()]), *document_systems("both"), "unigram"]
 
 
 def blend_priority(system):
@@ -137,9 +129,7 @@ def blend_files(wildcards):
     return {
         member: {
             "out": SYSTEM_OUT.format(system=member, split=split),
-            "fit": rules.gap_evaluate.output.lines.format(
-                system=member, split=fit_split
-            ),
+            "fit": rules.gap_evaluate.output.lines.format(system=member, split=fit_split),
         }
         for member in blend_members()
     }
@@ -190,15 +180,9 @@ def gap_timings():
             if family == "ngram":
                 path = rules.gap_logprobs.benchmark.format(model=name, split=split)
             elif family == "document":
-                path = rules.gap_document.benchmark.format(
-                    context=system.split("/")[0], split=split
-                )
+                path = rules.gap_document.benchmark.format(context=system.split("/")[0], split=split)
             elif family == "neural":
-                producer = (
-                    rules.gap_masked
-                    if NEURAL[name]["kind"] == "masked"
-                    else rules.gap_neural
-                )
+                producer = rules.gap_masked if NEURAL[name]["kind"] == "masked" else rules.gap_neural
                 path = producer.benchmark.format(neural=name, split=split)
             else:
                 continue
@@ -212,28 +196,18 @@ def gap_table_files():
     splits = config["eval_splits"]
     per_system = {
         kind: {
-            system: {
-                split: pattern.format(system=system, split=split) for split in splits
-            }
-            for system in gap_systems()
+            system: {split: pattern.format(system=system, split=split) for split in splits} for system in gap_systems()
         }
-        for kind, pattern in (
-            ("metrics", rules.gap_evaluate.output.metrics),
-            ("stats", SYSTEM_STATS),
-        )
+        for kind, pattern in (("metrics", rules.gap_evaluate.output.metrics), ("stats", SYSTEM_STATS))
     }
     per_system["seconds"] = {}
     for system, split, path in gap_timings():
         per_system["seconds"].setdefault(system, {})[split] = path
     return {
         **per_system,
-        "coverage": {
-            split: rules.gap_candidates.output.coverage.format(split=split)
-            for split in splits
-        },
+        "coverage": {split: rules.gap_candidates.output.coverage.format(split=split) for split in splits},
         "weights": {
-            split: rules.gap_blend.output.weights.format(split=split)
-            for split in (splits if blend_wanted() else [])
+            split: rules.gap_blend.output.weights.format(split=split) for split in (splits if blend_wanted() else [])
         },
     }
 
@@ -245,10 +219,7 @@ def gap_table_inputs(wildcards):
 
 def submission_outs():
     """{split: the blend's out.tsv on it} of every predicted split: what the submission holds."""
-    return {
-        split: SYSTEM_OUT.format(system="both/blend", split=split)
-        for split in GAP_SPLITS
-    }
+    return {split: SYSTEM_OUT.format(system="both/blend", split=split) for split in GAP_SPLITS}
 
 
 def rescoring_base():
@@ -256,10 +227,7 @@ def rescoring_base():
     highest unpruned order (the highest order, when every model is pruned)."""
     if not GAP_MODELS:
         return None
-    return max(
-        GAP_MODELS,
-        key=lambda name: (not any(MODELS[name]["prune"]), MODELS[name]["order"]),
-    )
+    return max(GAP_MODELS, key=lambda name: (not any(MODELS[name]["prune"]), MODELS[name]["order"]))
 
 
 def document_line_for_rescoring():
@@ -267,11 +235,7 @@ def document_line_for_rescoring():
     its words too, else nothing."""
     if not document_systems("both") or not GAP["document"]["neural_words"]:
         return {}
-    return {
-        "document": lambda wildcards: SYSTEM_OUT.format(
-            system="both/document", split=wildcards.split
-        )
-    }
+    return {"document": lambda wildcards: SYSTEM_OUT.format(system="both/document", split=wildcards.split)}
 
 
 def exactly(names):
@@ -288,9 +252,7 @@ def gap_neural_runtime(wildcards, input):
         with open(input.base, "rb") as handle:
             gaps = sum(1 for _ in handle)
         # The n-gram's words, and those of the document family's it adds.
-        candidates = GAP["neural_candidates"] + (
-            GAP["document"]["neural_words"] if "document" in input.keys() else 0
-        )
+        candidates = GAP["neural_candidates"] + (GAP["document"]["neural_words"] if "document" in input.keys() else 0)
     else:
         # The manifest gives the split's lines; on a first run it may not be written yet when
         # this job is planned (it is no input, or moving the corpus would rerun the job): then

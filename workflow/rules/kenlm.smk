@@ -54,9 +54,7 @@ else:
 # The kenlm module for models above the .venv module's maximum order, built for theirs.
 rule build_kenlm_python:
     output:
-        module=directory(
-            f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/python"
-        ),
+        module=directory(f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/python"),
     log:
         "logs/build_kenlm_python/maxorder{max_order}.log",
     conda:

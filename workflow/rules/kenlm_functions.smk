@@ -2,9 +2,7 @@
 from lmgap.ngram.build import PYTHON_MODULE_MAX_ORDER, TOOLS, pinned_kenlm
 
 # KenLM's version and the sha256 of its source distribution, as the set-up pins them.
-KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(
-    Path(workflow.basedir) / "requirements-kenlm.txt"
-)
+KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(Path(workflow.basedir) / "requirements-kenlm.txt")
 
 
 def kenlm_build_order(order):
@@ -29,9 +27,7 @@ def kenlm_tools_checked(wildcards):
     """The check that the user's own tools run and support the model's order, before it trains."""
     if not config["kenlm"]["bin_dir"]:
         return []
-    return rules.kenlm_tools.output.record.format(
-        order=MODELS[wildcards.model]["order"]
-    )
+    return rules.kenlm_tools.output.record.format(order=MODELS[wildcards.model]["order"])
 
 
 def kenlm_build_dir(max_order):

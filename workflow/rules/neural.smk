@@ -37,10 +37,7 @@ rule train_neural:
     input:
         **NEURAL_SOURCES,
     output:
-        **{
-            name: temp(path)
-            for name, path in neural_files_in("training/neural").items()
-        },
+        **{name: temp(path) for name, path in neural_files_in("training/neural").items()},
     log:
         "logs/train_neural/{neural}.log",
     benchmark:
@@ -67,10 +64,7 @@ rule install_neural:
     input:
         **NEURAL_SOURCES,
         # As plain paths: directory() flags outputs only.
-        **{
-            f"trained_{name}": str(path)
-            for name, path in neural_files_in("training/neural").items()
-        },
+        **{f"trained_{name}": str(path) for name, path in neural_files_in("training/neural").items()},
     output:
         **neural_files_in("neural"),
     log:
@@ -108,9 +102,6 @@ rule score_neural:
     params:
         code=script_code("score_neural"),
         folder=lambda wildcards: neural_model_dir(wildcards.neural),
-        window=lambda wildcards: {
-            key: NEURAL[wildcards.neural][key]
-            for key in ("max_length", "stride", "batch_size")
-        },
+        window=lambda wildcards: {key: NEURAL[wildcards.neural][key] for key in ("max_length", "stride", "batch_size")},
     script:
         "../scripts/score_neural.py"

@@ -4,9 +4,7 @@ from lmgap.models import training_text as training_text_of
 
 
 def neural_training_text(wildcards):
-    return training_text_of(
-        config["train_split"], NEURAL[wildcards.neural]["train"]["train_fraction"]
-    )
+    return training_text_of(config["train_split"], NEURAL[wildcards.neural]["train"]["train_fraction"])
 
 
 # The byte-level BPE a trained model reads text with, learnt by rule train_tokenizer.
@@ -60,14 +58,8 @@ def neural_files():
         name: {
             "family": "neural",
             "folder": neural_model_dir(name),
-            "record": (
-                rules.install_neural.output.record.format(neural=name)
-                if entry["source"] == "train"
-                else None
-            ),
-            "train_fraction": (
-                entry["train"]["train_fraction"] if entry["source"] == "train" else None
-            ),
+            "record": (rules.install_neural.output.record.format(neural=name) if entry["source"] == "train" else None),
+            "train_fraction": (entry["train"]["train_fraction"] if entry["source"] == "train" else None),
         }
         for name, entry in NEURAL.items()
         if entry["kind"] == "causal"
@@ -84,17 +76,11 @@ def neural_train_mem_mb(wildcards, input):
 def neural_score_mem_mb(wildcards, input):
     """The model, and a batch of windows' logits (4 bytes per vocabulary entry and position)."""
     entry = NEURAL[wildcards.neural]
-    logits_mb = (
-        3 * 4 * entry["vocab_size"] * entry["max_length"] * entry["batch_size"] // 2**20
-    )
+    logits_mb = 3 * 4 * entry["vocab_size"] * entry["max_length"] * entry["batch_size"] // 2**20
     return loading_mem_mb(input, 1000 + logits_mb)
 
 
 # What a neural model is trained from and with: the inputs and settings of rule train_neural,
 # which install_neural repeats (see install_model).
-NEURAL_SOURCES = {
-    "text": neural_training_text,
-    "tokenizer": TOKENIZER,
-    "fingerprint": train_fingerprint,
-}
+NEURAL_SOURCES = {"text": neural_training_text, "tokenizer": TOKENIZER, "fingerprint": train_fingerprint}
 NEURAL_SETTINGS = {"settings": lambda wildcards: NEURAL[wildcards.neural]["train"]}

@@ -8,32 +8,21 @@ from lmgap.ngram.memory import text_mb, text_tokens, train_job_mb
 
 
 def training_text(wildcards):
-    return training_text_of(
-        config["train_split"], MODELS[wildcards.model]["train_fraction"]
-    )
+    return training_text_of(config["train_split"], MODELS[wildcards.model]["train_fraction"])
 
 
 def folder_options(wildcards):
     """A model's options its folder's name gives (order, pruning, training fraction), for what is
     computed from the model: not lmplz.discount_fallback, a setting of the same model, so that
     turning it redoes nothing after a model trained again to the same bytes."""
-    return {
-        key: value
-        for key, value in model_options(wildcards).items()
-        if key != "discount_fallback"
-    }
+    return {key: value for key, value in model_options(wildcards).items() if key != "discount_fallback"}
 
 
 def model_files(folder):
     """A model's files under results/FOLDER/{model}/: its binary, n-gram counts and usage, and the
     ARPA text when keep_arpa asks for it."""
     files = ["binary", "counts", "usage", *(["arpa"] if config["keep_arpa"] else [])]
-    names = {
-        "binary": "model.binary",
-        "counts": "ngram_counts.json",
-        "usage": "usage.json",
-        "arpa": "model.arpa",
-    }
+    names = {"binary": "model.binary", "counts": "ngram_counts.json", "usage": "usage.json", "arpa": "model.arpa"}
     return {name: f"results/{folder}/{{model}}/{names[name]}" for name in files}
 
 
@@ -54,9 +43,7 @@ def train_mem_mb(wildcards, input):
     text's tokens, and lmplz's -S (lmgap/ngram/memory.py)."""
     order = MODELS[wildcards.model]["order"]
     try:
-        return train_job_mb(
-            order, text_tokens(input.text), training_text_mb(input), MEMORY_BUDGET_MB
-        )
+        return train_job_mb(order, text_tokens(input.text), training_text_mb(input), MEMORY_BUDGET_MB)
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
 
@@ -65,9 +52,7 @@ def train_mem_mb(wildcards, input):
 # times what BENCHMARKS.md measured: a 5-gram of the real corpus (836 MB of text) trains in
 # about 6 minutes and is given 52. Local runs have no limit.
 def train_runtime(wildcards, input):
-    return 10 + math.ceil(
-        MODELS[wildcards.model]["order"] * training_text_mb(input) / 100
-    )
+    return 10 + math.ceil(MODELS[wildcards.model]["order"] * training_text_mb(input) / 100)
 
 
 def model_mem_mb(wildcards, input):

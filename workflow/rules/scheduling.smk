@@ -60,11 +60,7 @@ else:
 if workflow.is_main_process and ON_CLUSTER:
     print(
         "lmgap: cluster run: each job asks for the memory, cores and time it needs"
-        + (
-            f", at most {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM})"
-            if MEMORY_BUDGET_MB != NO_CAP_MB
-            else ""
-        ),
+        + (f", at most {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM})" if MEMORY_BUDGET_MB != NO_CAP_MB else ""),
         file=sys.stderr,
     )
 elif workflow.is_main_process:

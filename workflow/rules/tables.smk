@@ -17,11 +17,7 @@ rule perplexity_table:
         neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
-        tsv=report(
-            "results/tables/perplexity.tsv",
-            caption="../report/perplexity.rst",
-            category="Tables",
-        ),
+        tsv=report("results/tables/perplexity.tsv", caption="../report/perplexity.rst", category="Tables"),
         md="results/tables/perplexity.md",
     log:
         "logs/perplexity_table/perplexity_table.log",
@@ -50,24 +46,16 @@ rule cost_table:
     input:
         train=expand(rules.train.benchmark, model=sorted(MODELS)),
         usage=expand(rules.install_model.output.usage, model=sorted(MODELS)),
-        query=expand(
-            rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]
-        ),
+        query=expand(rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]),
         binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         counts=rules.perplexity_table.input.counts,
         metrics=rules.perplexity_table.input.metrics,
         neural_train=expand(rules.train_neural.benchmark, neural=NEURAL_TRAINED),
-        neural_score=expand(
-            rules.score_neural.benchmark,
-            neural=NEURAL_CAUSAL,
-            split=config["eval_splits"],
-        ),
+        neural_score=expand(rules.score_neural.benchmark, neural=NEURAL_CAUSAL, split=config["eval_splits"]),
         neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
-        tsv=report(
-            "results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"
-        ),
+        tsv=report("results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"),
         md="results/tables/cost.md",
     log:
         "logs/cost_table/cost_table.log",
@@ -90,11 +78,7 @@ rule comparison_table:
         documents=scored_outputs("documents"),
         fingerprint=all_fingerprints,
     output:
-        tsv=report(
-            "results/tables/comparison.tsv",
-            caption="../report/comparison.rst",
-            category="Tables",
-        ),
+        tsv=report("results/tables/comparison.tsv", caption="../report/comparison.rst", category="Tables"),
         md="results/tables/comparison.md",
     log:
         "logs/comparison_table/comparison_table.log",
@@ -158,17 +142,9 @@ rule document_tables:
         texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
         fingerprint=all_fingerprints,
     output:
-        decades_tsv=report(
-            "results/tables/decades.tsv",
-            caption="../report/decades.rst",
-            category="Tables",
-        ),
+        decades_tsv=report("results/tables/decades.tsv", caption="../report/decades.rst", category="Tables"),
         decades_md="results/tables/decades.md",
-        hardest_tsv=report(
-            "results/tables/hardest.tsv",
-            caption="../report/hardest.rst",
-            category="Tables",
-        ),
+        hardest_tsv=report("results/tables/hardest.tsv", caption="../report/hardest.rst", category="Tables"),
         hardest_md="results/tables/hardest.md",
     log:
         "logs/document_tables/document_tables.log",
@@ -193,39 +169,23 @@ rule plots:
         fingerprint=all_fingerprints,
     output:
         by_order=report(
-            "results/plots/perplexity_by_order.png",
-            caption="../report/perplexity_by_order.rst",
-            category="Plots",
+            "results/plots/perplexity_by_order.png", caption="../report/perplexity_by_order.rst", category="Plots"
         ),
-        hits=report(
-            "results/plots/hit_ratios.png",
-            caption="../report/hit_ratios.rst",
-            category="Plots",
-        ),
+        hits=report("results/plots/hit_ratios.png", caption="../report/hit_ratios.rst", category="Plots"),
         learning_curve=report(
-            "results/plots/learning_curve.png",
-            caption="../report/learning_curve.rst",
-            category="Plots",
+            "results/plots/learning_curve.png", caption="../report/learning_curve.rst", category="Plots"
         ),
         by_size=report(
-            "results/plots/perplexity_by_size.png",
-            caption="../report/perplexity_by_size.rst",
-            category="Plots",
+            "results/plots/perplexity_by_size.png", caption="../report/perplexity_by_size.rst", category="Plots"
         ),
         documents=report(
-            "results/plots/document_perplexity.png",
-            caption="../report/document_perplexity.rst",
-            category="Plots",
+            "results/plots/document_perplexity.png", caption="../report/document_perplexity.rst", category="Plots"
         ),
         by_decade=report(
-            "results/plots/perplexity_by_decade.png",
-            caption="../report/perplexity_by_decade.rst",
-            category="Plots",
+            "results/plots/perplexity_by_decade.png", caption="../report/perplexity_by_decade.rst", category="Plots"
         ),
         training_loss=report(
-            "results/plots/neural_training_loss.png",
-            caption="../report/neural_training_loss.rst",
-            category="Plots",
+            "results/plots/neural_training_loss.png", caption="../report/neural_training_loss.rst", category="Plots"
         ),
     log:
         "logs/plots/plots.log",

@@ -12,17 +12,11 @@ def scored_files(kind):
     the n-grams', then the neural models'."""
     splits = config["eval_splits"]
     files = {
-        model: {
-            split: rules.query.output[kind].format(model=model, split=split)
-            for split in splits
-        }
+        model: {split: rules.query.output[kind].format(model=model, split=split) for split in splits}
         for model in sorted(MODELS)
     }
     for name in NEURAL_CAUSAL:
-        files[name] = {
-            split: rules.score_neural.output[kind].format(neural=name, split=split)
-            for split in splits
-        }
+        files[name] = {split: rules.score_neural.output[kind].format(neural=name, split=split) for split in splits}
     return files
 
 
@@ -51,15 +45,9 @@ def cost_files():
     neural = {
         name: {
             **entry,
-            "train": (
-                expand(rules.train_neural.benchmark, neural=name)[0]
-                if entry["record"]
-                else None
-            ),
+            "train": (expand(rules.train_neural.benchmark, neural=name)[0] if entry["record"] else None),
             "score": expand(rules.score_neural.benchmark, neural=name, split=splits),
-            "metrics": expand(
-                rules.score_neural.output.metrics, neural=name, split=splits
-            ),
+            "metrics": expand(rules.score_neural.output.metrics, neural=name, split=splits),
         }
         for name, entry in neural_files().items()
     }
@@ -69,14 +57,6 @@ def cost_files():
 def experiment_settings():
     """The settings the results depend on, for the provenance record (not lmplz.temp_dir, not
     the memory budget)."""
-    keys = (
-        "corpus",
-        "train_split",
-        "eval_splits",
-        "orders",
-        "train_fraction",
-        "comparison",
-        "gap",
-    )
+    keys = ("corpus", "train_split", "eval_splits", "orders", "train_fraction", "comparison", "gap")
     lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
     return {**{key: config[key] for key in keys}, "lmplz": lmplz, "neural": NEURAL}
