@@ -254,26 +254,17 @@ def invalid(problems):
 
 def check_prune(prune, orders, origins):
     """lmplz's own rules for --prune, checked before anything runs."""
-    origin = origins.of(("lmplz", "prune"))
+
+    def refuse(message):
+        return invalid([(origins.of(("lmplz", "prune")), "lmplz.prune", message)])
+
     if any(later < earlier for earlier, later in zip(prune, prune[1:])):
-        raise invalid(
-            [
-                (
-                    origin,
-                    "lmplz.prune",
-                    f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
-                    "keeping a longer one); give each order's threshold at least the one before",
-                )
-            ]
+        raise refuse(
+            f"{prune} must not decrease (lmplz refuses thresholds that would remove an n-gram while "
+            "keeping a longer one); give each order's threshold at least the one before"
         )
     if len(prune) > min(orders):
-        raise invalid(
-            [
-                (
-                    origin,
-                    "lmplz.prune",
-                    f"{len(prune)} thresholds, but the order-{min(orders)} model has only {min(orders)} orders; "
-                    f"give at most {min(orders)} (lmplz repeats the last one for higher orders)",
-                )
-            ]
+        raise refuse(
+            f"{len(prune)} thresholds, but the order-{min(orders)} model has only {min(orders)} orders; "
+            f"give at most {min(orders)} (lmplz repeats the last one for higher orders)"
         )
