@@ -158,7 +158,7 @@ def compare(pair, split, documents, figures, resamples, seed):
 
 
 def _rates(row):
-    return f"{100 * row['oov_rate_model']:.2f}% / {100 * row['oov_rate_baseline']:.2f}%"
+    return f"{row['oov_rate_model']:.2%} / {row['oov_rate_baseline']:.2%}"
 
 
 def _interval(row):

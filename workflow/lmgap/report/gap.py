@@ -12,10 +12,6 @@ from .cost import read_benchmark
 from .table import Column, Table
 
 
-def _percent(value):
-    return f"{100 * value:.1f}%"
-
-
 def _seconds(row):
     """Empty for the blend and the baseline, which no job of their own times."""
     return "" if math.isnan(row["seconds"]) else f"{row['seconds']:.1f}"
@@ -71,13 +67,13 @@ TABLE = Table(
             "top1_accuracy",
             "the top-1 accuracy: the share of gaps whose word is the first listed word (unhashed)",
             "Top-1:",
-            _percent,
+            "{:.1%}",
         ),
         Column(
             "top10_accuracy",
             "the top-10 accuracy: the share of gaps whose word is among the first ten listed (unhashed)",
             "Top-10:",
-            _percent,
+            "{:.1%}",
         ),
         Column(
             "candidates_per_gap",
@@ -91,7 +87,7 @@ TABLE = Table(
             "the candidate recall: the share of gaps whose word was among the candidates "
             "(a neural model's and the blend's: among the words listed)",
             "Word among candidates:",
-            _percent,
+            "{:.1%}",
         ),
         Column(
             "listed_per_gap",

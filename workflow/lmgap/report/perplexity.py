@@ -14,14 +14,10 @@ def _thousands(value):
     return f"{int(value):,}"
 
 
-def _percent(digits):
-    return lambda value: f"{100 * value:.{digits}f}%"
-
-
 def _full_order_hits(row):
     """The hit ratio of the model's own order; a neural model has none."""
     hits = row[f"hit_ratio_{int(row['order'])}"] if row["family"] == "ngram" else None
-    return MISSING if missing(hits) else _percent(1)(hits)
+    return MISSING if missing(hits) else f"{hits:.1%}"
 
 
 # Every column of perplexity.tsv in its order, its meaning in one sentence, and its Markdown column
@@ -79,7 +75,7 @@ TABLE = Table(
             "oov_rate",
             "the OOV rate, `oovs / tokens` (One Billion Word benchmark convention: `</s>` counted, `<s>` never)",
             "OOV rate:",
-            _percent(2),
+            "{:.2%}",
             per_split=True,
         ),
         Column(
