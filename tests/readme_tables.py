@@ -209,8 +209,9 @@ def main(argv=None):
     if args.columns:
         for path in args.columns:
             text = path.read_text()
-            if with_columns(text) != text:
-                path.write_text(with_columns(text))
+            written = with_columns(text)
+            if written != text:
+                path.write_text(written)
         return 0
     if not args.tables:
         parser.error("give the demo's results/tables folder")
