@@ -96,7 +96,12 @@ def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model
     tools.mkdir()
     for tool in ("query", "build_binary"):
         shutil.copy2(kenlm_bin / tool, tools / tool)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(tools)}}
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(tools)},
+        "gap": {"enabled": False},
+    }
     done = run_pipeline(tmp_path / "work", config, check=False)
     assert done.returncode != 0
     assert (

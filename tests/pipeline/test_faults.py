@@ -290,6 +290,7 @@ def test_full_disk_in_lmplz_temp_folder_names_the_folder_and_rerun_finishes(tmp_
         "orders": [3],
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "lmplz": {"temp_dir": str(small_disk)},
+        "gap": {"enabled": False},
     }
     work = tmp_path / "work"
     full = run_pipeline(work, config, wrapper=full_disk_wrapper(small_disk, tmp_path), check=False)
