@@ -48,10 +48,14 @@ $(VENV)/.packages: requirements.txt
 
 # KenLM's Python module built from its pinned source distribution (pip checks its sha256; no
 # cached wheel, which may have been built for another maximum order), and the pipeline's own
-# package with its `lmgap` command.
+# package with its `lmgap` command. kenlm's setup.py first builds, with cmake, a standalone
+# library that the module never links, as long again as the module's own compile: a cmake that
+# does nothing comes first on pip's PATH (as in lmgap/ngram/build.py for orders above six).
+NO_CMAKE := $(CURDIR)/$(VENV)/no-cmake
 $(VENV)/.installed: $(VENV)/.packages requirements-kenlm.txt pyproject.toml
-	$(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation --no-cache-dir \
-	  --require-hashes -r requirements-kenlm.txt
+	mkdir -p "$(NO_CMAKE)" && printf '#!/bin/sh\nexit 0\n' > "$(NO_CMAKE)/cmake" && chmod +x "$(NO_CMAKE)/cmake"
+	PATH="$(NO_CMAKE):$$PATH" $(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation \
+	  --no-cache-dir --require-hashes -r requirements-kenlm.txt
 	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
