@@ -48,6 +48,24 @@ def test_a_script_s_code_is_every_module_it_reaches_by_any_form_of_import(tmp_pa
     assert script_code("job", tmp_path) != before
 
 
+def test_imports_across_lines_and_lines_of_text_that_read_like_imports_are_found_as_python_reads_them(tmp_path):
+    write(
+        tmp_path,
+        {
+            # A docstring line that starts like an import and is none, then an import continued
+            # with a backslash: the whole file is read as Python reads it.
+            "scripts/job.py": '"""Run it.\nimport this, then that.\n"""\nfrom lmgap.a import \\\n    x\n',
+            # Names in parentheses over several lines, and a string that only mentions lmgap.c.
+            "lmgap/a.py": 'from lmgap.b import (\n    y,\n    z,\n)\n\nx = "import lmgap.c"\n',
+            "lmgap/__init__.py": "",
+            "lmgap/b.py": "y = z = 1\n",
+            "lmgap/c.py": "",
+        },
+    )
+    found = {path.relative_to(tmp_path).as_posix() for path in code_files(tmp_path / "scripts/job.py", tmp_path)}
+    assert found == {"scripts/job.py", "lmgap/__init__.py", "lmgap/a.py", "lmgap/b.py"}
+
+
 def test_a_digest_names_files_relative_to_the_workflow_so_a_copy_has_the_same(tmp_path):
     for root in (tmp_path / "one", tmp_path / "two/deeper"):
         write(root, {"scripts/job.py": "import lmgap.a\n", "lmgap/__init__.py": "", "lmgap/a.py": "x = 1\n"})

@@ -8,6 +8,7 @@ imports it."""
 
 import ast
 import hashlib
+import re
 import tomllib
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +16,12 @@ from pathlib import Path
 # workflow/: the rules, the scripts and the package. Digests name files relative to it, so that
 # where a checkout lies changes none of them.
 WORKFLOW = Path(__file__).resolve().parent.parent
+# What may be an import statement, parenthesised names and all: only these are parsed, as every
+# snakemake start finds the code of each rule's script (the syntax trees of the package's whole
+# files were a tenth of a second of each start).
+IMPORT_STATEMENT = re.compile(
+    rb"^[ \t]*(?:import[ \t][^\n]*|from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*))", re.M
+)
 
 
 def script_code(name, workflow=WORKFLOW):
@@ -75,7 +82,7 @@ def _imported(path, workflow, stamp):
     """The lmgap module files that a file imports anywhere in it (a function's late import too)."""
     module = _module_name(path, workflow)
     found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+    for node in _import_nodes(path):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found.update(_module_files(alias.name, workflow))
@@ -89,6 +96,16 @@ def _imported(path, workflow, stamp):
                 if _module_path(f"{base}.{alias.name}", workflow):
                     found.update(_module_files(f"{base}.{alias.name}", workflow))
     return frozenset(found)
+
+
+def _import_nodes(path):
+    """A file's import statements; its whole syntax tree where a line that starts like one is
+    none (a line of a string, an import continued with a backslash)."""
+    source = path.read_bytes()
+    try:
+        return [node for match in IMPORT_STATEMENT.finditer(source) for node in ast.parse(match.group(0).strip()).body]
+    except SyntaxError:
+        return list(ast.walk(ast.parse(source, str(path))))
 
 
 def _module_name(path, workflow):
