@@ -11,6 +11,7 @@ starts from an empty folder. Corpora are generated once into --work and kept bet
 import argparse
 import contextlib
 import csv
+import io
 import json
 import os
 import resource
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +47,21 @@ class TreeMemory(threading.Thread):
         while self.running:
             self.peak_mb = max(self.peak_mb, tree_rss_mb(self.pid))
             time.sleep(self.interval)
+
+
+def jobs_due(snakefile, workdir, *args):
+    """{rule: count} of the jobs a run of snakefile in workdir would run now (after a run: what it
+    left undone), from Snakemake's --summary: one row per output, each job's known by its log file
+    (by its outputs' folder where it never ran: no log is known)."""
+    cmd = [SNAKEMAKE, "--snakefile", str(snakefile), "--directory", str(workdir), "--summary", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    rows = csv.DictReader(io.StringIO(done.stdout[done.stdout.index("output_file\t") :]), delimiter="\t")
+    due = {
+        (row["rule"], row["log-file(s)"] if row["log-file(s)"] != "-" else os.path.dirname(row["output_file"]))
+        for row in rows
+        if row["plan"] != "no update"
+    }
+    return dict(Counter(rule for rule, _ in due))
 
 
 def tree_rss_mb(root):

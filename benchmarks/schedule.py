@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-from compare import SNAKEMAKE, kenlm_tools, machine, measured, worktree
+from compare import SNAKEMAKE, jobs_due, kenlm_tools, machine, measured, worktree
 from generate_corpus import generate
 
 
@@ -58,8 +58,8 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
                 cost["finished"] = True
             except SystemExit as failed:
                 cost = {"finished": False, "error": str(failed)}
-        log_text = (run_dir / "snakemake.log").read_text()
-        cost["killed_or_failed_jobs"] = log_text.count("Error in rule")
+        # Jobs that failed or were killed, and those they kept from starting.
+        cost["jobs_left_due"] = sum(jobs_due(tree / "Snakefile", run_dir).values())
         table = run_dir / "results/tables/cost.tsv"
         rows = []
         if table.exists():

@@ -3,7 +3,6 @@
 import ast
 import csv
 import fcntl
-import io
 import os
 import re
 import shutil
@@ -22,6 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from compare import jobs_due  # noqa: E402
 from generate_corpus import MarkovSource, write_corpus  # noqa: E402
 from sweep import sweep_config, sweep_corpus  # noqa: E402
 
@@ -87,15 +87,7 @@ def jobs_planned(workdir, config, *args, repo=REPO):
     job's known by its log file (by its outputs' folder where it never ran: no log is known)."""
     if config is not None:
         (Path(workdir) / "config.yaml").write_text(yaml.safe_dump(config))
-    cmd = [SNAKEMAKE, "--snakefile", str(Path(repo) / "Snakefile"), "--directory", str(workdir), "--summary", *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    rows = list(csv.DictReader(io.StringIO(done.stdout[done.stdout.index("output_file\t") :]), delimiter="\t"))
-    due = {
-        (row["rule"], row["log-file(s)"] if row["log-file(s)"] != "-" else os.path.dirname(row["output_file"]))
-        for row in rows
-        if row["plan"] != "no update"
-    }
-    return dict(Counter(rule for rule, _ in due))
+    return jobs_due(Path(repo) / "Snakefile", workdir, *args)
 
 
 def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):
