@@ -58,12 +58,14 @@ def test_imports_across_lines_and_lines_of_text_that_read_like_imports_are_found
             # Names in parentheses over several lines, and a string that only mentions lmgap.c.
             "lmgap/a.py": 'from lmgap.b import (\n    y,\n    z,\n)\n\nx = "import lmgap.c"\n',
             "lmgap/__init__.py": "",
-            "lmgap/b.py": "y = z = 1\n",
+            # A module named before a backslash, and an import after a colon and after a semicolon.
+            "lmgap/b.py": "from lmgap.d \\\n    import w\nif w: import lmgap.e\ny = z = 1; import lmgap.f\n",
             "lmgap/c.py": "",
+            **{f"lmgap/{name}.py": "w = 1\n" for name in "def"},
         },
     )
     found = {path.relative_to(tmp_path).as_posix() for path in code_files(tmp_path / "scripts/job.py", tmp_path)}
-    assert found == {"scripts/job.py", "lmgap/__init__.py", "lmgap/a.py", "lmgap/b.py"}
+    assert found == {"scripts/job.py", "lmgap/__init__.py", *(f"lmgap/{name}.py" for name in "abdef")}
 
 
 def test_a_digest_names_files_relative_to_the_workflow_so_a_copy_has_the_same(tmp_path):

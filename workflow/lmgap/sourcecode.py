@@ -22,6 +22,7 @@ WORKFLOW = Path(__file__).resolve().parent.parent
 IMPORT_STATEMENT = re.compile(
     rb"^[ \t]*(?:import[ \t][^\n]*|from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*))", re.M
 )
+HIDDEN_IMPORT = re.compile(rb"[;:][ \t]*(?:import|from)[ \t]")
 
 
 def script_code(name, workflow=WORKFLOW):
@@ -99,9 +100,13 @@ def _imported(path, workflow, stamp):
 
 
 def _import_nodes(path):
-    """A file's import statements; its whole syntax tree where a line that starts like one is
-    none (a line of a string, an import continued with a backslash)."""
+    """A file's import statements, read from the lines that start like one (a line of a string
+    that parses as an import counts too: a rerun too many, never one too few). The whole syntax
+    tree where such a line is no statement, or where an import may hide on another line's end (a
+    backslash continuation, a statement after `;` or `:`), which ruff's format never writes."""
     source = path.read_bytes()
+    if b"\\\n" in source or HIDDEN_IMPORT.search(source):
+        return list(ast.walk(ast.parse(source, str(path))))
     try:
         return [node for match in IMPORT_STATEMENT.finditer(source) for node in ast.parse(match.group(0).strip()).body]
     except SyntaxError:
