@@ -195,7 +195,7 @@ def _without_cmake(work):
     folder.mkdir()
     (folder / "cmake").write_text("#!/bin/sh\nexit 0\n")
     (folder / "cmake").chmod(0o755)
-    return f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"
+    return f"{folder}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
 
 
 def chain_arpa(order):
