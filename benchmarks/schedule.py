@@ -13,6 +13,7 @@ import argparse
 import csv
 import json
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -58,8 +59,12 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
                 cost["finished"] = True
             except SystemExit as failed:
                 cost = {"finished": False, "error": str(failed)}
-        # Jobs that failed or were killed, and those they kept from starting.
-        cost["jobs_left_due"] = sum(jobs_due(tree / "Snakefile", run_dir).values())
+        # Jobs that failed or were killed, and those they kept from starting (None where even the
+        # summary fails, so that the next commit still runs).
+        try:
+            cost["jobs_left_due"] = sum(jobs_due(tree / "Snakefile", run_dir).values())
+        except subprocess.CalledProcessError:
+            cost["jobs_left_due"] = None
         table = run_dir / "results/tables/cost.tsv"
         rows = []
         if table.exists():
