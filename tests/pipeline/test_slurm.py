@@ -1,6 +1,6 @@
-"""The demo sweep's orders and pruning on a real one-node SLURM cluster through profiles/slurm:
-every job but the fetch and the small table steps runs as a SLURM job, and the tables are byte for
-byte a local run's."""
+"""The demo sweep's orders and pruning, trained on a sample of the text, on a real one-node SLURM
+cluster through profiles/slurm: every job but the fetch and the small table steps runs as a SLURM
+job, and the tables are byte for byte a local run's."""
 
 import json
 import shutil
@@ -41,11 +41,11 @@ def cluster(tmp_path_factory):
         pytest.fail(str(err))
 
 
-def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_path):
-    # The sweep's four models of the whole training text: each wave of SLURM jobs (the text, the
-    # models, their scores) waits for the executor's status checks, and the sampled fractions add
-    # two waves and the sample's job to what this shows.
-    config = {**yaml.safe_load((sweep_run / "work/config.yaml").read_text()), "train_fraction": [1.0]}
+def test_the_sweep_s_orders_and_pruning_run_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_path):
+    # Four models of one sampled fraction: each wave of SLURM jobs (the text, the sample, the
+    # models, their scores) waits for the executor's status checks, and the sweep's second
+    # fraction would add two waves of the same jobs.
+    config = {**yaml.safe_load((sweep_run / "work/config.yaml").read_text()), "train_fraction": [0.5]}
     local = run_pipeline(tmp_path / "local", config)
     assert local.jobs["train"] == 4
     work = tmp_path / "work"
@@ -65,8 +65,8 @@ def test_the_sweep_runs_on_slurm_with_the_local_tables(cluster, sweep_run, tmp_p
     records = {comment: (state, cpus, memory) for comment, state, cpus, memory, _, _ in listed}
     on_slurm = {comment.split("_wildcards_")[0].removeprefix("rule_") for comment in records}
     assert {log.split("/")[0] for log in logs_written_since(work, since)} - on_slurm == LOCAL_RULES - {"all"}
-    # Both texts rebuilt, the years, four models trained and scored, all completed.
-    assert len(listed) == len(records) == 2 + 1 + 4 + 4
+    # Both texts rebuilt, the years, the sample, four models trained and scored, all completed.
+    assert len(listed) == len(records) == 2 + 1 + 1 + 4 + 4
     assert {state for state, _, _ in records.values()} == {"COMPLETED"}
     # Training asks for two cores (lmplz and build_binary) and the memory the job reserved for its
     # model (its own record), far below the node's and the local budget; the others one core.
