@@ -72,7 +72,7 @@ run: setup
 # beside the rest of the set-up (KenLM's Python module, then the neural packages, mostly a
 # download), whose pip installs stay one after the other. The package's bytecode is then written
 # once: each of the suite's thousands of jobs imports lmgap, and where Python writes no bytecode
-# (PYTHONDONTWRITEBYTECODE) every job compiled its modules again, about a sixth of a small job.
+# (PYTHONDONTWRITEBYTECODE) every job compiled its modules again: 0.04 of a small job's 0.28 s.
 KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
 test: system-packages $(VENV)/.packages
