@@ -21,11 +21,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from compare import jobs_due  # noqa: E402
+from compare import SNAKEMAKE, jobs_due  # noqa: E402
 from generate_corpus import MarkovSource, write_corpus  # noqa: E402
 from sweep import sweep_config, sweep_corpus  # noqa: E402
-
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
 
 # The test files that take longest (2 to 4 minutes each, with --durations), started first: each
@@ -83,8 +81,7 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
 
 def jobs_planned(workdir, config, *args, repo=REPO):
     """{rule: count} of the jobs a run in workdir with config (written as its config.yaml, unless
-    None) and these options would run now, from Snakemake's --summary: one row per output, each
-    job's known by its log file (by its outputs' folder where it never ran: no log is known)."""
+    None) and these options would run now (compare.jobs_due reads them from Snakemake's --summary)."""
     if config is not None:
         (Path(workdir) / "config.yaml").write_text(yaml.safe_dump(config))
     return jobs_due(Path(repo) / "Snakefile", workdir, *args)
