@@ -126,6 +126,10 @@ def copy_of_repository(dest):
     return dest
 
 
+# The target of a run whose test reads the perplexity table alone: the report's other tables, its
+# plots and provenance record, and the gap task's jobs are left out (3 CPU-s and more a run).
+PERPLEXITY_TABLE = "results/tables/perplexity.tsv"
+
 # Where the pipeline's own build_kenlm rule puts KenLM's tools, relative to a run's folder.
 KENLM_TOOLS = "resources/kenlm/kenlm-0.3.0-maxorder6/bin"
 

@@ -3,7 +3,7 @@
 import json
 import re
 
-from conftest import demo_corpus, run_pipeline
+from conftest import PERPLEXITY_TABLE, demo_corpus, run_pipeline
 from schedule import train_timeline
 
 
@@ -29,7 +29,7 @@ def test_cores_8_keeps_jobs_per_core_and_measured_memory_within_the_budget(tmp_p
     # Two cores, whatever the machine has: one KenLM job per core must hold the three train jobs,
     # all ready at once, to two at a time, where the budget lets two run.
     cores = 2
-    done = run_pipeline(work, config, "--resources", f"mem_mb={budget}", f"cpus={cores}", cores=8)
+    done = run_pipeline(work, config, PERPLEXITY_TABLE, "--resources", f"mem_mb={budget}", f"cpus={cores}", cores=8)
     assert "lmgap: memory budget 1,500 MB (--resources mem_mb); each train job reserves its model's" in done.stderr
 
     # What each train job's lmplz and build_binary used at their peaks, measured by wait4.

@@ -3,7 +3,7 @@ accepts but is likely a mistake, on the console and in the run's log."""
 
 import pytest
 
-from conftest import REPO, demo_corpus, run_pipeline
+from conftest import PERPLEXITY_TABLE, REPO, demo_corpus, run_pipeline
 
 
 def run_log(workdir):
@@ -54,7 +54,7 @@ def test_a_folder_the_run_cannot_write_is_named_in_one_line(tmp_path, small, fol
 def test_scoring_the_training_split_warns_on_the_console_and_in_the_log(tmp_path, small):
     _, config = small
     work = tmp_path / "work"
-    done = run_pipeline(work, {**config, "eval_splits": ["dev-0", "train"]})
+    done = run_pipeline(work, {**config, "eval_splits": ["dev-0", "train"]}, PERPLEXITY_TABLE)
     warning = "lmgap warning: eval_splits scores train, the split the models are trained on (train_split)"
     assert warning in done.stderr and warning in run_log(work)
 
@@ -67,7 +67,7 @@ def test_a_byte_order_mark_and_empty_or_spaced_gap_words_are_warned_about(tmp_pa
     lines[6] = "new york"
     expected.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n").encode())
     work = tmp_path / "work"
-    done = run_pipeline(work, config)
+    done = run_pipeline(work, config, PERPLEXITY_TABLE)
     named = f"lmgap warning: {corpus}/dev-0/expected.tsv"
     warnings = (
         f"{named} begins with a byte-order mark, which becomes part of its first gap word",
@@ -78,7 +78,7 @@ def test_a_byte_order_mark_and_empty_or_spaced_gap_words_are_warned_about(tmp_pa
         assert warning in done.stderr and warning in run_log(work)
     # Another corpus: its run says nothing of the first (its fetch finds nothing to warn about).
     other = demo_corpus(tmp_path / "other", seed=10, train_sentences=400, dev_sentences=30)
-    done = run_pipeline(work, {**config, "corpus": {"source": str(other)}})
+    done = run_pipeline(work, {**config, "corpus": {"source": str(other)}}, PERPLEXITY_TABLE)
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("lmgap warning")]
     assert said == []
 
@@ -137,9 +137,10 @@ def test_a_fix_names_the_file_or_option_the_setting_came_from(tmp_path, small):
 def test_write_protected_tables_are_named_in_one_line_before_any_job(tmp_path, small):
     _, config = small
     work = tmp_path / "work"
-    run_pipeline(work, config)
+    run_pipeline(work, config, PERPLEXITY_TABLE)
     tables = work / "results/tables"
-    # Another order: every table is to be written again, into a folder, then a file, it may not.
+    # Another order: the tables are to be written (the perplexity table again), into a folder, then
+    # a file, it may not.
     again = {**config, "orders": [2, 3]}
     for protected, says in (
         (tables, "(Permission denied)"),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import demo_corpus, read_table, run_pipeline
+from conftest import PERPLEXITY_TABLE, demo_corpus, read_table, run_pipeline
 from tiny_models import save_causal_model
 
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 40, "batch_size": 8}
@@ -126,7 +126,7 @@ def test_a_new_stride_rescores_and_trains_nothing(neural_run, tmp_path):
     work = tmp_path / "work"
     shutil.copytree(root / "work", work, symlinks=True)
     edited = {**config, "neural": {**config["neural"], "small": {"train": SMALL, "stride": 63}}}
-    done = run_pipeline(work, edited)
+    done = run_pipeline(work, edited, PERPLEXITY_TABLE)
     ran = done.jobs
     assert ran.get("train_neural", 0) == ran.get("train_tokenizer", 0) == ran.get("train", 0) == 0
     assert ran["score_neural"] == 1

@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 import hand_recipe
-from conftest import REPO, read_table, run_pipeline
+from conftest import PERPLEXITY_TABLE, REPO, read_table, run_pipeline
 from lmgap.record import kenlm_perplexities
 from lmgap.report import plots as drawing
 from lmgap.sourcecode import package_code
@@ -173,7 +173,7 @@ def test_bad_discounts_name_the_config_key_and_the_fallback_works(tmp_path, kenl
     assert done.returncode != 0
     assert "Set lmplz.discount_fallback: true in config.yaml" in done.stderr
     assert not list((tmp_path / "work/results/models").glob("*/model.*"))
-    done = run_pipeline(tmp_path / "work", {**config, "lmplz": {"discount_fallback": True}})
+    done = run_pipeline(tmp_path / "work", {**config, "lmplz": {"discount_fallback": True}}, PERPLEXITY_TABLE)
     assert [row["model"] for row in read_table(tmp_path / "work")] == ["o3"]
     # The models lmplz filled in discounts for are named, with their orders, where people look.
     counts = json.loads((tmp_path / "work/results/models/o3/ngram_counts.json").read_text())

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hand_recipe
-from conftest import read_table, run_pipeline
+from conftest import PERPLEXITY_TABLE, read_table, run_pipeline
 from generate_corpus import MarkovSource, write_headers, write_split
 
 
@@ -112,7 +112,7 @@ def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
-    run_pipeline(work, config)
+    run_pipeline(work, config, PERPLEXITY_TABLE)
     (row,) = read_table(work)
     assert (row["model"], row["prune"]) == ("o3-prune0.0.1", "0 0 1")
     printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--prune", "0", "0", "1", "--discount_fallback"])
