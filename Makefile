@@ -13,7 +13,8 @@ CORES ?= 8
 .PHONY: setup setup-neural system-packages run test kenlm-tools demo readme lint
 
 # One step at a time, whatever -j says: two goals of one `make -j` would otherwise each install
-# into .venv/ at once. Only `make test` runs two steps side by side, in a make of its own.
+# into .venv/ at once. Only `make test` runs steps side by side, in a make of its own, where
+# those that install write different packages.
 ifndef LMGAP_SIDE_BY_SIDE
 .NOTPARALLEL:
 endif
@@ -65,8 +66,15 @@ $(VENV)/.installed: $(VENV)/.packages requirements-kenlm.txt pyproject.toml
 	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
-$(VENV)/.neural-installed: $(VENV)/.installed
-	$(VENV)/bin/pip install --quiet --no-build-isolation --editable '.[neural]'
+# The `neural` extra's pins, from pyproject.toml. They need nothing of the kenlm module's build:
+# `make test` installs them beside it. The two pip commands write different packages: the kenlm
+# module's installs kenlm and lmgap without dependencies, and this one may not change a package
+# requirements.txt pins (-c), which the other's build imports (setuptools among them).
+NEURAL_PINS = $(shell $(PYTHON) -c 'import shlex, tomllib; \
+  print(*map(shlex.quote, tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["neural"]))')
+NO_NEURAL_PINS = $(PYTHON) (3.11 or newer) read no `neural` extra from pyproject.toml
+$(VENV)/.neural-installed: $(VENV)/.packages pyproject.toml
+	$(VENV)/bin/pip install --quiet -c requirements.txt $(or $(NEURAL_PINS),$(error $(NO_NEURAL_PINS)))
 	touch $@
 
 # The main job: every model of config.yaml and the tables.
@@ -75,14 +83,15 @@ run: setup
 
 # The test suite, as CI runs it. KenLM's tools are built first, by the pipeline's own rule (with
 # both cores, once), for the tests to use. That build needs only Snakemake's packages, so it runs
-# beside the rest of the set-up (KenLM's Python module, then the neural packages, mostly a
-# download), whose pip installs stay one after the other. The package's bytecode is then written
-# once: each of the suite's thousands of jobs imports lmgap, and where Python writes no bytecode
-# (PYTHONDONTWRITEBYTECODE) every job compiled its modules again: 0.04 of a small job's 0.28 s.
+# beside the rest of the set-up: KenLM's Python module (a compile on one core) and the neural
+# packages (unpacking, then compiling their bytecode), side by side too. The package's bytecode
+# is then written once: each of the suite's thousands of jobs imports lmgap, and where Python
+# writes no bytecode (PYTHONDONTWRITEBYTECODE) every job compiled its modules again: 0.04 of a
+# small job's 0.28 s.
 KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
 test: system-packages $(VENV)/.packages
-	$(MAKE) -j2 LMGAP_SIDE_BY_SIDE=1 $(VENV)/.neural-installed kenlm-tools
+	$(MAKE) -j3 LMGAP_SIDE_BY_SIDE=1 $(VENV)/.installed $(VENV)/.neural-installed kenlm-tools
 	$(VENV)/bin/python -m compileall -q workflow/lmgap
 	$(VENV)/bin/pytest
 
