@@ -27,8 +27,11 @@ PACKAGES = ["slurm-wlm", "munge"]
 TOOLS = ["munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "srun"]
 SYSTEM_CONF = Path("/etc/slurm/slurm.conf")
 SBIN_PATH = os.environ["PATH"] + ":/usr/sbin:/sbin"
-# Seconds before the executor's first status check of a job, and after each finished one.
-STATUS_DELAY_S = 6
+# Seconds before the executor's first status check of a job, and after each finished one. Each
+# check that finds no job finished adds 10 s to the next wait (the plugin's back-off): longer than
+# a small job takes here (6 to 11 s, the workflow parsed twice in each, with both cores loaded),
+# so that one check finds a wave of jobs done.
+STATUS_DELAY_S = 12
 
 
 class SlurmUnavailable(RuntimeError):
