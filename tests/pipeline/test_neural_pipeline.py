@@ -111,6 +111,9 @@ def test_the_trained_model_is_recorded_and_compared(neural_run):
     assert cost["small"]["family"] == "neural" and float(cost["small"]["train_tokens_per_second"]) > 0
     assert cost["mine"]["train_job_seconds"] == "" and float(cost["mine"]["eval_tokens_per_second"]) > 0
     assert cost["o3"]["order"] == "3"
+    # An n-gram's whole numbers stay whole beside a neural row, which leaves their columns empty.
+    usage = json.loads((work / "results/models/o3/usage.json").read_text())
+    assert cost["o3"]["train_reserved_mb"] == str(usage["memory"]["reserved_mb"])
     decades = read_table(work, "decades.tsv")
     assert {row["model"] for row in decades} == {"o3", "mine", "small"}
     md = (work / "results/tables/perplexity.md").read_text()

@@ -65,6 +65,7 @@ TABLE = Table(
             "the memory in MB the train job reserved from the budget, an estimate made before lmplz counted anything",
             "Train job reserved (MB):",
             "{:,.0f}",
+            integer=True,
         ),
         Column("lmplz_peak_rss_mb", "lmplz's own peak resident memory in MB"),
         Column("build_binary_peak_rss_mb", "build_binary's own peak resident memory in MB"),
