@@ -105,12 +105,13 @@ def _import_nodes(path):
     tree where such a line is no statement, or where an import may hide on another line's end (a
     backslash continuation, a statement after `;` or `:`), which ruff's format never writes."""
     source = path.read_bytes()
-    if b"\\\n" in source or HIDDEN_IMPORT.search(source):
-        return list(ast.walk(ast.parse(source, str(path))))
-    try:
-        return [node for match in IMPORT_STATEMENT.finditer(source) for node in ast.parse(match.group(0).strip()).body]
-    except SyntaxError:
-        return list(ast.walk(ast.parse(source, str(path))))
+    if b"\\\n" not in source and not HIDDEN_IMPORT.search(source):
+        statements = [match.group(0).strip() for match in IMPORT_STATEMENT.finditer(source)]
+        try:
+            return [node for statement in statements for node in ast.parse(statement).body]
+        except SyntaxError:
+            pass
+    return list(ast.walk(ast.parse(source, str(path))))
 
 
 def _module_name(path, workflow):
