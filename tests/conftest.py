@@ -27,7 +27,7 @@ from sweep import sweep_config, sweep_corpus  # noqa: E402
 
 
 # The test files that take longest (2 to 4 minutes each, with --durations), started first: each
-# of the two workers takes whole files (pytest.ini), and one of these started last would run alone
+# of the workers takes whole files (pytest.ini), and one of these started last would run alone
 # at the end. The order of the others, and of the tests within each, stays pytest-randomly's.
 LONGEST_FIRST = [
     "pipeline/test_settings.py",
