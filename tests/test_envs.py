@@ -100,4 +100,7 @@ def test_every_step_finds_what_it_imports_in_its_env():
 def test_the_import_reader_sees_imports_inside_functions():
     # predict.py imports kenlm inside its functions; a reader that missed it would pass anything.
     assert "kenlm" in imported_packages(REPO / "workflow/scripts/gap_logprobs.py")
-    assert {"numpy", "pandas", "mmh3"} <= imported_packages(REPO / "workflow/scripts/gap_table.py")
+    # lmgap.gap.candidates imports pandas inside a function; gap_table.py reaches numpy and mmh3
+    # through the lmgap modules it imports.
+    assert "pandas" in imported_packages(REPO / "workflow/scripts/gap_candidates.py")
+    assert {"numpy", "mmh3"} <= imported_packages(REPO / "workflow/scripts/gap_table.py")

@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from lmgap.report.cost import read_benchmark
 from lmgap.report.documents import HARDEST_TABLE
 from lmgap.report.perplexity import markdown
 
@@ -48,3 +49,11 @@ def test_a_missing_full_order_hit_ratio_shows_a_dash(demo_run):
     frame.loc[0, f"hit_ratio_{int(first['order'])}"] = math.nan
     row = next(line for line in markdown(frame).splitlines() if line.startswith(f"| {first['model']} |"))
     assert [cell.strip() for cell in row.strip("|").split("|")][7] == "—"
+
+
+def test_a_benchmark_that_snakemake_could_not_measure_reads_as_nan(tmp_path):
+    # Snakemake writes NA for the figures of a job that ended before its first measurement.
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    (tmp_path / "job.tsv").write_text(header + "0.31\t0:00:00\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\n")
+    figures = read_benchmark(tmp_path / "job.tsv")
+    assert figures["s"] == 0.31 and math.isnan(figures["cpu"]) and math.isnan(figures["rss"])

@@ -1,10 +1,10 @@
 """The cost table: time, memory and size of every model's jobs, from Snakemake's benchmark files
 and the train jobs' usage records."""
 
+import csv
 import json
+import math
 from pathlib import Path
-
-import pandas as pd
 
 from ..neural.files import weights_bytes
 from .perplexity import TABLE as PERPLEXITY
@@ -87,9 +87,12 @@ TABLE = Table(
 
 
 def read_benchmark(path):
-    """Seconds, CPU seconds and peak resident memory (MB) from a Snakemake benchmark file."""
-    row = pd.read_csv(path, sep="\t").iloc[0]
-    return {"s": float(row["s"]), "cpu": float(row["cpu_time"]), "rss": float(row["max_rss"])}
+    """Seconds, CPU seconds and peak resident memory (MB) from a Snakemake benchmark file; NaN
+    where Snakemake wrote NA (a job that ended before its first measurement)."""
+    with open(path, newline="") as handle:
+        row = next(csv.DictReader(handle, delimiter="\t"))
+    figures = {"s": row["s"], "cpu": row["cpu_time"], "rss": row["max_rss"]}
+    return {name: math.nan if text in ("NA", "") else float(text) for name, text in figures.items()}
 
 
 def scored_tokens(metric_paths):
@@ -101,7 +104,7 @@ def scored_tokens(metric_paths):
     return total
 
 
-def cost_frame(models, files, neural=None):
+def cost_rows(models, files, neural=None):
     """One row per model; files maps an n-gram model's name to {"train": its train benchmark,
     "usage": its usage record, "counts": its n-gram counts (with its training text's size),
     "query": its query benchmarks, "metrics": its metrics, "binary": its binary}. neural maps a
@@ -168,17 +171,22 @@ def cost_frame(models, files, neural=None):
                 "model": name,
             }
         )
-    frame = pd.DataFrame(rows, columns=list(TABLE.definitions)).astype({"order": "Int64", "train_tokens": "Int64"})
-    frame["neural"] = frame["family"] == "neural"
-    frame = frame.sort_values(["neural", "order", "model"], na_position="last").drop(columns="neural")
-    return frame.reset_index(drop=True)
+    rows = TABLE.rows(rows)
+    rows.records.sort(key=_model_order)
+    return rows
+
+
+def _model_order(row):
+    """n-grams by order, then the neural models (which have none); each by name."""
+    neural = row["family"] == "neural"
+    return (neural, 0 if neural else row["order"], row["model"])
 
 
 def write_cost_tables(models, files, splits, outputs, neural=None):
-    frame = cost_frame(models, files, neural)
+    rows = cost_rows(models, files, neural)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
     TABLE.write(
-        frame,
+        rows,
         outputs,
-        TABLE.markdown(frame, title, "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"),
+        TABLE.markdown(rows, title, "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"),
     )

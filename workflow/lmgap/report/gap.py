@@ -3,13 +3,11 @@
 import json
 import math
 
-import pandas as pd
-
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
 from .cost import read_benchmark
-from .table import Column, Table
+from .table import Column, Table, missing
 
 
 def _seconds(row):
@@ -36,7 +34,7 @@ TABLE = Table(
             "contexts), `blend` or `baseline`",
             "Family",
         ),
-        Column("order", "the model's n-gram order (empty for the other families)"),
+        Column("order", "the model's n-gram order (empty for the other families)", integer=True),
         Column(
             "context",
             "the context the prediction reads: `both` (the submission in `results/gap/both/`), "
@@ -162,25 +160,31 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
     }
 
 
-def gap_frame(rows):
-    frame = pd.DataFrame(rows, columns=list(TABLE.definitions))
-    # Only n-grams have an order; the column stays integer, empty elsewhere.
-    frame["order"] = frame["order"].astype("Int64")
-    frame["_context"] = frame["context"].map(CONTEXT_ORDER)
-    frame["_family"] = frame["family"].map(FAMILY_ORDER)
-    frame = frame.sort_values(["split", "_family", "order", "_context", "model"], kind="stable")
-    return frame.drop(columns=["_context", "_family"]).reset_index(drop=True)
+def gap_rows(rows):
+    """The table's rows, by split, family, order (n-grams only have one), context and model."""
+    rows = TABLE.rows(rows)
+    rows.records.sort(
+        key=lambda row: (
+            row["split"],
+            FAMILY_ORDER[row["family"]],
+            missing(row["order"]),
+            0 if missing(row["order"]) else row["order"],
+            CONTEXT_ORDER[row["context"]],
+            row["model"],
+        )
+    )
+    return rows
 
 
 def write_gap_tables(rows, top_k, outputs, blends=()):
-    frame = gap_frame(rows)
+    rows = gap_rows(rows)
     # Each way of setting p0 once, with the predictions that use it.
     methods = {}
-    for row in frame.itertuples(index=False):
-        name = f"`{row.model}`" if row.context != "left" else f"`{row.model}` (left)"
-        methods.setdefault(row.p0_method, {})[name] = None
+    for row in rows.records:
+        name = f"`{row['model']}`" if row["context"] != "left" else f"`{row['model']}` (left)"
+        methods.setdefault(row["p0_method"], {})[name] = None
     markdown = TABLE.markdown(
-        frame,
+        rows,
         f"Word-gap prediction, scored as GEval scores the challenge ({2**DEFAULT_BITS:,} hash buckets)",
         f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its members "
         "list; every figure is in `gap.tsv`):",
@@ -189,7 +193,7 @@ def write_gap_tables(rows, top_k, outputs, blends=()):
             *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
         ],
     )
-    TABLE.write(frame, outputs, markdown)
+    TABLE.write(rows, outputs, markdown)
 
 
 def p0_method(system, coverage, base):

@@ -3,11 +3,9 @@
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from ..neural.files import parameter_count, weights_bytes
 from ..record import split_figures
-from .table import MISSING, Column, Table, missing
+from .table import MISSING, Column, Rows, Table, missing
 
 
 def _thousands(value):
@@ -246,22 +244,18 @@ def load_metrics(metric_paths, model_files):
             else [column.name]
         )
     ]
-    return sort_models(pd.DataFrame(rows, columns=columns))
+    rows = TABLE.rows(rows, columns)
+    rows.records.sort(key=_model_order)
+    return rows
 
 
-def sort_models(frame):
+def _model_order(row):
     """n-grams by order, unpruned before pruned, then training fraction, split, model; then the
-    neural models by name."""
-    neural = frame["family"] == "neural"
-    key = frame.assign(neural=neural, pruned=frame["prune"] != "none")
-    # A neural row's n-gram options are empty: its name alone orders it.
-    key.loc[neural, ["pruned", "prune", "discount_fallback", "train_fraction"]] = [False, "", False, 0.0]
-    order = key.sort_values(
-        ["neural", "order", "pruned", "prune", "discount_fallback", "train_fraction", "split", "model"],
-        kind="stable",
-        na_position="last",
-    ).index
-    return frame.loc[order].reset_index(drop=True)
+    neural models by split and name (their n-gram options are empty)."""
+    if row["family"] == "neural":
+        return (True, 0, False, "", False, 0.0, row["split"], row["model"])
+    options = (row["prune"] != "none", row["prune"], row["discount_fallback"], row["train_fraction"])
+    return (False, row["order"], *options, row["split"], row["model"])
 
 
 def fallback_discounts(count_paths):
@@ -287,14 +281,16 @@ def fallback_note(fallbacks):
     )
 
 
-def markdown(frame, fallbacks=None):
-    """A table for people: one row per model, the headline figures per evaluated split; fallbacks:
-    the models that took fallback discounts (see fallback_discounts)."""
-    ngrams = frame[frame["family"] == "ngram"]
+def markdown(rows, fallbacks=None):
+    """A table for people: one row per model, the headline figures per evaluated split. rows: the
+    table's Rows (or a frame of perplexity.tsv); fallbacks: the models that took fallback discounts
+    (see fallback_discounts)."""
+    rows = Rows.of(rows)
+    ngrams = [row for row in rows.records if row["family"] == "ngram"]
     options = []
-    if (ngrams["prune"] != "none").any():
+    if any(row["prune"] != "none" for row in ngrams):
         options.append(", pruned as the Model column says (`prune` in the TSV)")
-    if ngrams["discount_fallback"].astype(bool).any():
+    if any(row["discount_fallback"] for row in ngrams):
         options.append(", `--discount_fallback`")
     extra = [
         "- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
@@ -302,11 +298,11 @@ def markdown(frame, fallbacks=None):
     ]
     if fallbacks:
         extra.append(f"- {fallback_note(fallbacks)}.")
-    if (frame["family"] == "neural").any():
+    if any(row["family"] == "neural" for row in rows.records):
         extra.append(NEURAL_NOTE)
-    splits = ", ".join(dict.fromkeys(frame["split"]))
+    splits = ", ".join(dict.fromkeys(row["split"] for row in rows.records))
     opening = "Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):"
-    return TABLE.markdown(frame, f"Perplexity on {splits}", opening, extra)
+    return TABLE.markdown(rows, f"Perplexity on {splits}", opening, extra)
 
 
 # Under the Markdown table when it has neural rows: how to read them beside the n-grams.
@@ -321,6 +317,6 @@ NEURAL_NOTE = (
 
 def write_tables(metric_paths, model_files, outputs):
     """Write both tables from the metrics files of the current config's models."""
-    frame = load_metrics(metric_paths, model_files)
+    rows = load_metrics(metric_paths, model_files)
     counts = {model: files["counts"] for model, files in model_files.items() if "counts" in files}
-    TABLE.write(frame, outputs, markdown(frame, fallback_discounts(counts)))
+    TABLE.write(rows, outputs, markdown(rows, fallback_discounts(counts)))

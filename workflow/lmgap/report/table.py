@@ -5,12 +5,10 @@ note, the report's caption and the docs' table of definitions."""
 import csv
 import io
 import math
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Callable
-
-import numpy as np
-import pandas as pd
 
 from ..atomic import atomic_open
 
@@ -19,7 +17,12 @@ MISSING = "—"
 
 
 def missing(value):
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    """None, NaN, or pandas' NA (in a frame's Int64 column), told apart without importing pandas:
+    NA compares as NA, which has no truth value."""
+    try:
+        return value is None or bool(value != value)
+    except TypeError:
+        return True
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def tsv_cell(value, integer=False):
     `true`/`false`, a missing value as an empty cell; reruns give identical bytes."""
     if missing(value):
         return ""
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, bool):
         return "true" if value else "false"
     if integer:
         return str(int(value))
@@ -98,37 +101,77 @@ class Table:
         rows = [f"| `{name}` | {text} |" for name, text in self.definitions.items()]
         return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
 
-    def tsv(self, frame):
+    def rows(self, records, columns=None):
+        """Rows of dicts as a table holds them: see Rows; columns: the .tsv's, when not the
+        declared ones."""
+        columns = list(columns or self.definitions)
+        integers = {name: self.column(name).integer for name in columns}
+        return Rows(columns, _typed([{name: row.get(name, math.nan) for name in columns} for row in records], integers))
+
+    def tsv(self, rows):
         """The .tsv's text; a cell holding a quote or a tab is quoted as the csv module (and
         pandas) quote it, so that a program reads back what the cell holds."""
+        rows = Rows.of(rows)
         text = io.StringIO()
         writer = csv.writer(text, delimiter="\t", lineterminator="\n")
-        writer.writerow(frame.columns)
-        integers = [self.column(name).integer for name in frame.columns]
-        for row in frame.itertuples(index=False):
-            writer.writerow(tsv_cell(value, integer) for value, integer in zip(row, integers))
+        writer.writerow(rows.columns)
+        integers = [self.column(name).integer for name in rows.columns]
+        for row in rows.records:
+            writer.writerow(tsv_cell(row[name], integer) for name, integer in zip(rows.columns, integers))
         return text.getvalue()
 
-    def markdown(self, frame, title, opening=None, extra=()):
+    def markdown(self, rows, title, opening=None, extra=()):
         """The table for people, titled, with a note that defines what it shows: its opening
         (`Definitions (every figure is in `{file}`):` unless given), a line per column, then the
         extra lines."""
         shown = self.shown_columns()
-        header, rows = _layout(shown, frame.to_dict("records"))
+        header, cells = _layout(shown, Rows.of(rows).records)
         if self.every_definition:
             lines = [f"- `{name}`: {text}." for name, text in self.definitions.items()]
         else:
             lines = [f"- **{c.headline.rstrip(':')}** (`{c.name}`): {c.definition}." for c in shown if c.noted]
         opening = opening or f"Definitions (every figure is in `{self.file}`):"
         note = "\n".join([opening, "", *lines, *extra])
-        return markdown_table(title, header, rows, note)
+        return markdown_table(title, header, cells, note)
 
-    def write(self, frame, outputs, markdown):
-        """frame's .tsv and markdown's text (the Markdown table) to outputs' tsv and md."""
+    def write(self, rows, outputs, markdown):
+        """rows' .tsv and markdown's text (the Markdown table) to outputs' tsv and md."""
         with atomic_open(outputs["tsv"], newline="") as handle:
-            handle.write(self.tsv(frame))
+            handle.write(self.tsv(rows))
         with atomic_open(outputs["md"]) as handle:
             handle.write(markdown)
+
+
+@dataclass
+class Rows:
+    """A table's content, without pandas (whose import was most of a table job's time): its
+    columns' names in order and a {column: value} dict per row."""
+
+    columns: list
+    records: list
+
+    @classmethod
+    def of(cls, content):
+        """content as Rows: itself, or a pandas frame's columns and records."""
+        if isinstance(content, Rows):
+            return content
+        return cls(list(content.columns), content.to_dict("records"))
+
+
+def _typed(records, integers):
+    """The records with each column's values as a pandas frame of them holds them, so that a table
+    written from either has the same bytes: a column of numbers of which any is a float or missing
+    holds floats, and NaN where missing. A column declared integer keeps its whole numbers."""
+    for name, integer in integers.items():
+        values = [row[name] for row in records]
+        present = [value for value in values if not missing(value)]
+        real = all(isinstance(value, numbers.Real) and not isinstance(value, bool) for value in present)
+        whole = len(present) == len(values) and all(isinstance(value, numbers.Integral) for value in present)
+        if integer or not present or not real or whole:
+            continue
+        for row, value in zip(records, values):
+            row[name] = math.nan if missing(value) else float(value)
+    return records
 
 
 def _layout(shown, records):
