@@ -6,7 +6,7 @@ from pathlib import Path
 import kenlm
 import pytest
 
-from conftest import REPO, demo_corpus, run_pipeline
+from conftest import PERPLEXITY_TABLE, REPO, demo_corpus, run_pipeline
 from lmgap.errors import LmgapError
 from lmgap.ngram import build as kenlm_build
 
@@ -58,7 +58,7 @@ def test_user_tools_below_the_configured_order_train_no_model_of_that_order(tmp_
         "lmplz": {"discount_fallback": True},
         "gap": {"enabled": False},
     }
-    done = run_pipeline(tmp_path / "work", config, check=False)
+    done = run_pipeline(tmp_path / "work", config, PERPLEXITY_TABLE, check=False)
     assert done.returncode != 0
     assert "lmgap error in rule kenlm_tools: the KenLM in kenlm.bin_dir" in done.stderr
     assert "compiled with maximum order 6, but orders asks for [7]" in done.stderr
@@ -102,7 +102,7 @@ def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model
         "kenlm": {"bin_dir": str(tools)},
         "gap": {"enabled": False},
     }
-    done = run_pipeline(tmp_path / "work", config, check=False)
+    done = run_pipeline(tmp_path / "work", config, PERPLEXITY_TABLE, check=False)
     assert done.returncode != 0
     assert (
         f"lmgap error in rule kenlm_tools: kenlm.bin_dir is {tools} but {tools}/lmplz is not an executable"

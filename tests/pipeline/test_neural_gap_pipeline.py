@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import benchmark_record, demo_corpus, read_table, run_pipeline
+from conftest import GAP_TABLE, benchmark_record, demo_corpus, read_table, run_pipeline
 from lmgap.gap.blend import FOLDS, mixed_line
 from tiny_models import save_causal_model, save_masked_model
 
@@ -135,7 +135,8 @@ def test_fewer_rescored_candidates_rerun_the_rescoring_and_train_nothing(gap_run
     root, config, _ = gap_run
     work = tmp_path / "work"
     shutil.copytree(root / "work", work, symlinks=True)
-    done = run_pipeline(work, {**config, "gap": {"neural_candidates": 5, "right_tokens": 4}})
+    # The gap table needs every job counted below.
+    done = run_pipeline(work, {**config, "gap": {"neural_candidates": 5, "right_tokens": 4}}, GAP_TABLE)
     ran = done.jobs
     assert ran["gap_neural"] == 2 and ran["gap_blend"] == 1 and ran["gap_table"] == 1
     assert not {"train", "train_neural", "gap_logprobs", "gap_masked", "gap_candidates"} & set(ran)

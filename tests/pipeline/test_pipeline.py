@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 import hand_recipe
-from conftest import PERPLEXITY_TABLE, REPO, read_table, run_pipeline
+from conftest import COMPARISON_TABLE, DOCUMENT_TABLES, PERPLEXITY_TABLE, REPO, read_table, run_pipeline
 from lmgap.record import kenlm_perplexities
 from lmgap.report import plots as drawing
 from lmgap.sourcecode import package_code
@@ -74,7 +74,7 @@ def test_order3_comes_close_to_the_known_source(tmp_path, kenlm_bin):
         "keep_arpa": True,
         "kenlm": {"bin_dir": str(kenlm_bin)},
     }
-    run_pipeline(tmp_path / "work", config)
+    run_pipeline(tmp_path / "work", config, PERPLEXITY_TABLE)
     arpa = (tmp_path / "work/results/models/o3/model.arpa").read_text()
     assert "\\data\\\nngram 1=" in arpa[:100] and arpa.rstrip().endswith("\\end\\")
     (row,) = read_table(tmp_path / "work")
@@ -102,7 +102,7 @@ def test_two_clean_runs_give_identical_tables_and_a_provenance_record(demo_run, 
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
-    run_pipeline(tmp_path / "again", config)
+    run_pipeline(tmp_path / "again", config, PERPLEXITY_TABLE, DOCUMENT_TABLES, COMPARISON_TABLE)
     tables = ["perplexity", "decades", "hardest", "comparison"]
     for table in (f"{name}.{kind}" for name in tables for kind in ("tsv", "md")):
         first = (demo_run / "work/results/tables" / table).read_bytes()
@@ -169,7 +169,7 @@ def test_bad_discounts_name_the_config_key_and_the_fallback_works(tmp_path, kenl
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
-    done = run_pipeline(tmp_path / "work", config, check=False)
+    done = run_pipeline(tmp_path / "work", config, PERPLEXITY_TABLE, check=False)
     assert done.returncode != 0
     assert "Set lmplz.discount_fallback: true in config.yaml" in done.stderr
     assert not list((tmp_path / "work/results/models").glob("*/model.*"))

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import demo_corpus, jobs_planned, read_table, run_pipeline
+from conftest import GAP_TABLE, PERPLEXITY_TABLE, demo_corpus, jobs_planned, read_table, run_pipeline
 
 # Jobs that run after any change of the corpus's files or place: the fetch, each split's
 # fingerprint (train and dev-0 here) and what records the corpus.
@@ -118,7 +118,8 @@ def test_models_trained_again_to_other_bytes_are_scored_again(first_run):
     fingerprints = {p: p.read_bytes() for p in (work / "results/models").glob("*/fingerprint.json")}
     lines = (corpus / "train/expected.tsv").read_text().splitlines()
     (corpus / "train/expected.tsv").write_text("\n".join(["changed", *lines[1:]]) + "\n")
-    jobs, _ = rerun(work, config)
+    # The two tables need every job counted below.
+    jobs, _ = rerun(work, config, PERPLEXITY_TABLE, GAP_TABLE)
     assert jobs["train"] == jobs["install_model"] == jobs["query"] == jobs["gap_logprobs"] == 2
     assert jobs["gap_predictions"] == 4 and jobs["gap_blend"] == 1
     assert all(p.read_bytes() != before for p, before in fingerprints.items()) and len(fingerprints) == 2
@@ -212,6 +213,7 @@ def test_keep_arpa_turned_on_after_the_models_exist_writes_their_arpa(tmp_path, 
     run_pipeline(tmp_path / "work", config)
     arpa = tmp_path / "work/results/models/o3/model.arpa"
     assert not arpa.exists()
+    # The whole run: the perplexity table needs no ARPA file.
     jobs, _ = rerun(tmp_path / "work", {**config, "keep_arpa": True})
     # Trained again for its ARPA text, to the same binary: nothing scores it again.
     assert jobs["train"] == jobs["install_model"] == 1 and "query" not in jobs
@@ -273,7 +275,8 @@ def test_turning_discount_fallback_on_trains_the_same_models_to_the_same_figures
     said = planned.stdout + planned.stderr
     assert "Fingerprint o3's binary (results/models/o3/fingerprint.json). If it is the bytes it was" in said
     assert jobs_planned(work, changed)["query"] == 2
-    jobs, _ = rerun(work, changed)
+    # The gap table keeps the query and gap jobs in the run, which must find nothing to do.
+    jobs, _ = rerun(work, changed, PERPLEXITY_TABLE, GAP_TABLE)
     # The same folders, trained again: lmplz estimated every discount, so nothing changes, and
     # nothing scores them again (the query and gap jobs read a binary by its fingerprint).
     assert jobs["train"] == jobs["install_model"] == 2

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hand_recipe
-from conftest import PERPLEXITY_TABLE, read_table, run_pipeline
+from conftest import DOCUMENT_TABLES, PERPLEXITY_TABLE, read_table, run_pipeline
 from generate_corpus import MarkovSource, write_headers, write_split
 
 
@@ -151,7 +151,7 @@ def test_years_missing_malformed_or_absent_give_unknown_or_no_decades(three_spli
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
     }
-    run_pipeline(tmp_path / "work", config)
+    run_pipeline(tmp_path / "work", config, DOCUMENT_TABLES)
     decades = read_table(tmp_path / "work", "decades.tsv")
     unknown = [d for d in decades if d["decade"] == "unknown"]
     expected_unknown = sum(1 for n in range(150) if n % 4 == 0 or n % 5 == 0)
@@ -160,7 +160,7 @@ def test_years_missing_malformed_or_absent_give_unknown_or_no_decades(three_spli
 
     # A header naming no Year column: no decades, and the Markdown says why.
     (corpus / "in-header.tsv").write_text("FileId\tPaper\tIdx\tDate\tMonth\tDay\tLeftContext\tRightContext\n")
-    run_pipeline(tmp_path / "work", config)
+    run_pipeline(tmp_path / "work", config, DOCUMENT_TABLES)
     assert read_table(tmp_path / "work", "decades.tsv") == []
     assert "names a Year column" in (tmp_path / "work/results/tables/decades.md").read_text()
 

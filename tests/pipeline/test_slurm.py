@@ -10,7 +10,15 @@ import time
 import pytest
 import yaml
 
-from conftest import REPO, SNAKEMAKE, logs_written_since, run_pipeline
+from conftest import (
+    COMPARISON_TABLE,
+    DOCUMENT_TABLES,
+    PERPLEXITY_TABLE,
+    REPO,
+    SNAKEMAKE,
+    logs_written_since,
+    run_pipeline,
+)
 from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snakemake_on_slurm
 
 # What runs where Snakemake was started: the fetch (the network) and what reads small files.
@@ -46,7 +54,8 @@ def test_the_sweep_s_orders_and_pruning_run_on_slurm_with_the_local_tables(clust
     # models, their scores) waits for the executor's status checks, and the sweep's second
     # fraction would add two waves of the same jobs.
     config = {**yaml.safe_load((sweep_run / "work/config.yaml").read_text()), "train_fraction": [0.5]}
-    local = run_pipeline(tmp_path / "local", config)
+    # The local run makes only the tables compared below.
+    local = run_pipeline(tmp_path / "local", config, PERPLEXITY_TABLE, COMPARISON_TABLE, DOCUMENT_TABLES)
     assert local.jobs["train"] == 4
     work = tmp_path / "work"
     work.mkdir()
