@@ -18,6 +18,11 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+# Three workers share two cores (pytest.ini), so a job's threads rarely have a core each: torch's
+# OpenMP threads, which spin while they wait for one another, then burn the cores the other
+# workers need (a 600-step training under load: 45 CPU-s spinning, 15 waiting passively). Set
+# before anything loads OpenMP; the pipeline's runs and their jobs inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 sys.path.insert(0, str(REPO / "workflow"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
