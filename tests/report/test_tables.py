@@ -5,11 +5,13 @@ import csv
 import io
 import math
 
+import numpy as np
 import pandas as pd
 
 from lmgap.report.cost import read_benchmark
 from lmgap.report.documents import HARDEST_TABLE
 from lmgap.report.perplexity import markdown
+from lmgap.report.table import Column, Table
 
 
 def test_figures_undefined_when_every_word_is_unseen_show_a_dash(demo_run):
@@ -57,3 +59,10 @@ def test_a_benchmark_that_snakemake_could_not_measure_reads_as_nan(tmp_path):
     (tmp_path / "job.tsv").write_text(header + "0.31\t0:00:00\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\n")
     figures = read_benchmark(tmp_path / "job.tsv")
     assert figures["s"] == 0.31 and math.isnan(figures["cpu"]) and math.isnan(figures["rss"])
+
+
+def test_numpy_values_are_written_as_the_python_values_they_hold():
+    table = Table("t.tsv", (Column("flag", "A flag"), Column("count", "A count"), Column("share", "A share")))
+    python = table.tsv(table.rows([{"flag": True, "count": 3, "share": 0.25}]))
+    held = table.tsv(table.rows([{"flag": np.bool_(True), "count": np.int64(3), "share": np.float64(0.25)}]))
+    assert python == held == "flag\tcount\tshare\ntrue\t3\t0.25\n"

@@ -60,6 +60,8 @@ def tsv_cell(value, integer=False):
     `true`/`false`, a missing value as an empty cell; reruns give identical bytes."""
     if missing(value):
         return ""
+    # A numpy scalar (a bool_, int64 or float64 a job computed) as the Python value it holds.
+    value = value.item() if hasattr(value, "item") else value
     if isinstance(value, bool):
         return "true" if value else "false"
     if integer:
