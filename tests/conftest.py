@@ -50,13 +50,14 @@ def pytest_collection_modifyitems(items):
 
 def requirements():
     """Every requirement the set-up installs, as written: the lines of requirements.txt and
-    requirements-kenlm.txt (comments and blank lines dropped) and pyproject.toml's optional
-    dependency groups."""
+    requirements-kenlm.txt (comments and blank lines dropped), pyproject.toml's optional
+    dependency groups, and the installer the Makefile pins (UV)."""
     lines = [
         line
         for name in ("requirements.txt", "requirements-kenlm.txt")
         for line in (REPO / name).read_text().splitlines()
     ]
+    lines += re.findall(r"^UV := (\S+)$", (REPO / "Makefile").read_text(), re.MULTILINE)
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     found = [line.split("#")[0].strip() for line in lines + [r for group in extras.values() for r in group]]
     return [line for line in found if line]

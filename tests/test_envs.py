@@ -20,8 +20,8 @@ PROVIDED = {"snakemake"}
 
 
 def pinned():
-    """{package: version} of requirements.txt, requirements-kenlm.txt and the optional dependency
-    groups of pyproject.toml, names lower-cased."""
+    """{package: version} of requirements.txt, requirements-kenlm.txt, the optional dependency
+    groups of pyproject.toml and the Makefile's uv pin, names lower-cased."""
     pins = {}
     for line in requirements():
         match = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
