@@ -108,11 +108,6 @@ def logs_written_since(workdir, since_ns):
     return sorted(path.relative_to(logs).as_posix() for path in written)
 
 
-def jobs_logged_since(workdir, since_ns):
-    """{rule: count} of the jobs that ran in workdir since since_ns (see logs_written_since)."""
-    return dict(Counter(log.split("/")[0] for log in logs_written_since(workdir, since_ns)))
-
-
 def rule_blocks():
     """{rule name: the text of its definition} of every rule and checkpoint in workflow/rules."""
     rules = {}
