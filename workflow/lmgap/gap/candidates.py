@@ -24,7 +24,7 @@ import numpy as np
 from ..atomic import atomic_path, write_json
 from .coverage import measure
 from .heldout import read_heldout
-from .lines import read_gaps
+from .lines import decoded, read_gaps
 from .sources import CONTEXT_SOURCES, FLAG
 
 BOS, EOS = b"<s>", b"</s>"
@@ -228,7 +228,7 @@ class ContextIndex:
         in_documents = [ids for pair in documents for ids in pair]
         proposed = np.unique(np.concatenate([common, *(found for _, found in tops.values()), *in_documents]))
         valid = np.zeros(len(words), dtype=bool)
-        valid[proposed] = [_is_utf8(words[w]) for w in proposed.tolist()]
+        valid[proposed] = [decoded(words[w]) is not None for w in proposed.tolist()]
         valid[[0, 1]] = False
         offsets, ids, flags = [0], [], []
         for gap, document in zip(gaps, documents):
@@ -254,14 +254,6 @@ class ContextIndex:
         ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         flags = np.concatenate(flags) if flags else np.zeros(0, dtype=np.uint8)
         return np.array(offsets, dtype=np.int64), ids, flags
-
-
-def _is_utf8(word):
-    try:
-        word.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def count_text(index, text_path, skip_lines, workers=1):

@@ -33,7 +33,7 @@ import numpy as np
 from ..atomic import write_json
 from .coverage import share
 from .heldout import read_gap_words, read_heldout
-from .lines import format_line, read_gaps, write_out
+from .lines import decoded, format_line, read_gaps, write_out
 
 # The context lengths (words the variant reads) that separate the levels p0 is measured on.
 LENGTH_LEVELS = (50, 150, 400)
@@ -50,14 +50,7 @@ def utf8_words(text):
     of its word."""
     if text.isascii():
         return text.decode("ascii").split()
-    return [_decoded(word) or NOT_TEXT for word in text.split()]
-
-
-def _decoded(word):
-    try:
-        return word.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return [decoded(word) or NOT_TEXT for word in text.split()]
 
 
 class Page:
@@ -156,7 +149,7 @@ def fit(heldout, settings, gap_counts):
     ones, by level (coverage.share reads the table). settings: variant, decays, rarity, top_k."""
     variant = settings["variant"]
     pages = [Page(left, right, variant) for _, _, left, right in heldout]
-    words = [_decoded(word) for _, word, _, _ in heldout]
+    words = [decoded(word) for _, word, _, _ in heldout]
     tried = {}
     for decay, pairs in itertools.product(settings["decays"], PAIR_WEIGHTS):
         model = DocumentModel(
@@ -193,7 +186,7 @@ def write_document_predictions(split_dir, heldout_path, gap_words_path, settings
     settings: variant, decays, rarity, top_k."""
     started = time.monotonic()
     variant, top_k = settings["variant"], settings["top_k"]
-    gap_counts = {_decoded(word): count for word, count in read_gap_words(gap_words_path)}
+    gap_counts = {decoded(word): count for word, count in read_gap_words(gap_words_path)}
     model, table, scores = fit(read_heldout(heldout_path), settings, gap_counts)
     method = describe_fit(model, table)
 

@@ -10,6 +10,14 @@ from ..corpus.rebuild import read_contexts
 DIGITS = ".6g"
 
 
+def decoded(word):
+    """A word (bytes) as str, or None for one that is not UTF-8, which GEval cannot read."""
+    try:
+        return word.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def read_gaps(split_dir):
     """[(left, right)] of every line of a split's in.tsv.xz, cleaned like the rebuilt text."""
     return [pair for block in read_contexts(split_dir) for pair in block]

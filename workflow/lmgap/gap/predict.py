@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import LmgapError
 from ..models import damaged_model_advice
 from .candidates import CandidateSets
-from .lines import read_gaps
+from .lines import decoded, read_gaps
 from .scores import save_scores
 
 UNKNOWN = "<unk>"
@@ -38,10 +38,8 @@ def load_model(path):
 
 def as_text(token):
     """KenLM's Python module takes words as str: a token that is not UTF-8 is scored as <unk>."""
-    try:
-        return token.decode("utf-8")
-    except UnicodeDecodeError:
-        return UNKNOWN
+    text = decoded(token)
+    return UNKNOWN if text is None else text
 
 
 def _shared_floats(count):

@@ -13,7 +13,7 @@ from ..corpus.rebuild import read_contexts
 from .candidates import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
-from .lines import format_line, write_out
+from .lines import decoded, format_line, write_out
 from .scores import load_scores
 from .sources import variant_mask
 
@@ -57,10 +57,7 @@ def unigram_line(gap_words, heldout_words, top_k):
     for word, count in gap_words:
         if len(listed) == top_k:
             break
-        try:
-            text = word.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+        text = decoded(word)
         if text and " " not in text:
             listed.append((word, text, count))
     chosen = {word for word, _, _ in listed}
