@@ -1,7 +1,8 @@
-"""Reading what lies on disk: a file's sha256 and line ends, read in blocks, and the commit a git
-work tree is at."""
+"""Reading what lies on disk: a file's sha256 and line ends, read in blocks, a JSON file's content,
+and the commit a git work tree is at."""
 
 import hashlib
+import json
 import subprocess
 from pathlib import Path
 
@@ -13,6 +14,12 @@ def sha256(path):
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def read_json(path):
+    """A JSON file's content."""
+    with open(path) as handle:
+        return json.load(handle)
 
 
 def count_newlines(handle):

@@ -2,12 +2,12 @@
 onstart), at its end, and the few cheap looks a parse in the main process takes at this folder
 (reading, never writing: a parse also runs for a dry run, a lint and a report)."""
 
-import json
 import os
 import tempfile
 from pathlib import Path
 
 from .errors import LmgapError
+from .files import read_json
 
 
 def cannot_write(folder, why):
@@ -52,8 +52,7 @@ def check_records_writable(records=".snakemake"):
 def _read_json(path):
     """A record's content, or None where it is missing or unreadable."""
     try:
-        with open(path) as handle:
-            return json.load(handle)
+        return read_json(path)
     except (OSError, ValueError):
         return None
 

@@ -1,8 +1,8 @@
 # The gap task's systems, their files, and the memory and time its jobs ask for (rules in
 # gap.smk).
-import json
 import math
 
+from lmgap.files import read_json
 from lmgap.gap.candidates import SPLIT_MB, index_memory_mb, workers_within
 from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
@@ -258,8 +258,7 @@ def gap_neural_runtime(wildcards, input):
         # this job is planned (it is no input, or moving the corpus would rerun the job): then
         # twice the real dev-0's 10,519 gaps.
         try:
-            with open(rules.corpus_manifest.output.manifest) as handle:
-                files = json.load(handle)["files"]
+            files = read_json(rules.corpus_manifest.output.manifest)["files"]
             gaps = files[f"{wildcards.split}/in.tsv.xz"]["lines"]
         except (OSError, KeyError, ValueError):
             gaps = 2 * 10_519

@@ -1,7 +1,6 @@
 """Fetch the corpus (a git URL or a local directory), check it and write its manifest."""
 
 import hashlib
-import json
 import lzma
 import os
 import shlex
@@ -13,7 +12,7 @@ from urllib.parse import urlparse
 
 from ..atomic import temporary_sibling, write_json
 from ..errors import LmgapError, in_origin
-from ..files import count_newlines, head_commit, sha256
+from ..files import count_newlines, head_commit, read_json, sha256
 from .place import is_url
 from .rebuild import header_path, split_columns, year_column
 
@@ -323,8 +322,7 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
 def write_fingerprint(record_path, split, out_path, scored_for_gaps=False):
     """One split's fingerprint, from the fetch record; a split the gap task scores must have UTF-8
     gap words (checked here, the first step after the fetch, before the text or any model)."""
-    with open(record_path) as handle:
-        record = json.load(handle)
+    record = read_json(record_path)
     if scored_for_gaps:
         check_scorable(record, split)
     write_json(record["splits"][split], out_path)
@@ -332,8 +330,7 @@ def write_fingerprint(record_path, split, out_path, scored_for_gaps=False):
 
 def write_manifest(record_path, manifest_path):
     """The fetch record with the sha256 and line count of every file used."""
-    with open(record_path) as handle:
-        record = json.load(handle)
+    record = read_json(record_path)
     root = Path(record["root"])
     manifest = {**record, "files": {name: describe_file(root / name) for name in record["files"]}}
     del manifest["splits"]

@@ -2,7 +2,6 @@
 saying what made them, as gonito reads it (description, tags, params, links), and the copy of
 both into a clone of the challenge (`lmgap submit`)."""
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -12,7 +11,7 @@ import yaml
 from ..atomic import atomic_open, atomic_path
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
-from ..files import count_newlines
+from ..files import count_newlines, read_json
 
 YAML = "gonito.yaml"
 # Settings of the provenance record's experiment that say nothing of the submission: where the
@@ -67,10 +66,7 @@ def describe(provenance, weights):
 def write_submission(outs, weights_path, provenance_path, out_folder):
     """Copy each split's out.tsv (outs: {split: path}) to out_folder/{split}/out.tsv and write
     out_folder/gonito.yaml, its params the provenance record's settings and the blend's weights."""
-    with open(provenance_path) as handle:
-        provenance = json.load(handle)
-    with open(weights_path) as handle:
-        weights = json.load(handle)
+    provenance, weights = read_json(provenance_path), read_json(weights_path)
     description, tags = describe(provenance, weights)
     params = flat(provenance["experiment"])
     params.update({f"weight.{name}": round(value, 6) for name, value in weights["weights"].items()})

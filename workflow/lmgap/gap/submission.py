@@ -5,11 +5,10 @@ A gap's candidates share the mass the held-out gaps say its word has of being am
 takes the rest: the mass of words outside the candidates and of the unlisted candidates.
 """
 
-import json
-
 import numpy as np
 
 from ..corpus.rebuild import read_contexts
+from ..files import read_json
 from .candidates import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
@@ -77,8 +76,7 @@ def write_unigram(gap_words, heldout_words, top_k, lines, out_path, stats_path):
 def write_model_predictions(inputs, settings, outputs):
     """write_predictions from the files of rules gap_candidates and gap_logprobs (inputs:
     candidates, logprobs, coverage; settings: variant, top_k)."""
-    with open(inputs.coverage) as handle:
-        table = json.load(handle)["coverage"]
+    table = read_json(inputs.coverage)["coverage"]
     candidates, scores = CandidateSets.load(inputs.candidates), load_scores(inputs.logprobs)
     write_predictions(candidates, scores, {**settings, "coverage": table}, outputs)
 

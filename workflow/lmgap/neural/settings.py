@@ -1,10 +1,10 @@
 """The neural models a config asks for, each with its evaluation window settled."""
 
-import json
 import os
 from pathlib import Path
 
 from ..errors import LmgapError
+from ..files import read_json
 from .model import check_model_folder
 from .window import check_window
 
@@ -23,8 +23,7 @@ def default_batch_size(vocab_size, max_length):
 
 def saved_config(folder):
     """(context length or None, vocabulary size) from a saved model's config.json."""
-    with open(Path(folder) / "config.json") as handle:
-        config = json.load(handle)
+    config = read_json(Path(folder) / "config.json")
     context = next((int(config[key]) for key in CONTEXT_KEYS if config.get(key)), None)
     if context and config.get("model_type") in OFFSET_POSITIONS:
         # RoBERTa's positions start after its padding index: 514 embeddings read 512 tokens.

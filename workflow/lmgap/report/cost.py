@@ -2,10 +2,10 @@
 and the train jobs' usage records."""
 
 import csv
-import json
 import math
 from pathlib import Path
 
+from ..files import read_json
 from ..neural.files import weights_bytes
 from .perplexity import TABLE as PERPLEXITY
 from .perplexity import flag_label, prune_label
@@ -97,11 +97,7 @@ def read_benchmark(path):
 
 def scored_tokens(metric_paths):
     """Tokens (words and one `</s>` per line) a model scored over the evaluated splits."""
-    total = 0
-    for path in metric_paths:
-        with open(path) as handle:
-            total += json.load(handle)["sums"]["tokens"]
-    return total
+    return sum(read_json(path)["sums"]["tokens"] for path in metric_paths)
 
 
 def cost_rows(models, files, neural=None):
@@ -113,11 +109,9 @@ def cost_rows(models, files, neural=None):
     rows = []
     for name, options in models.items():
         job = read_benchmark(files[name]["train"])
-        with open(files[name]["usage"]) as handle:
-            usage = json.load(handle)
+        usage = read_json(files[name]["usage"])
         queries = [read_benchmark(path) for path in files[name]["query"]]
-        with open(files[name]["counts"]) as handle:
-            training = json.load(handle)["training_text"]
+        training = read_json(files[name]["counts"])["training_text"]
         query_seconds = sum(q["s"] for q in queries)
         rows.append(
             {
@@ -150,10 +144,7 @@ def cost_rows(models, files, neural=None):
         )
     for name, paths in sorted((neural or {}).items()):
         job = read_benchmark(paths["train"]) if paths["train"] else None
-        record = None
-        if paths["record"]:
-            with open(paths["record"]) as handle:
-                record = json.load(handle)
+        record = read_json(paths["record"]) if paths["record"] else None
         scores = [read_benchmark(path) for path in paths["score"]]
         score_seconds = sum(q["s"] for q in scores)
         rows.append(

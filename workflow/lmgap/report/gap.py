@@ -1,8 +1,8 @@
 """The gap-prediction table: GEval's hashed metrics per model, context and split, with the baseline."""
 
-import json
 import math
 
+from ..files import read_json
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
@@ -127,16 +127,11 @@ def rescored_method(base):
     )
 
 
-def _read(path):
-    with open(path) as handle:
-        return json.load(handle)
-
-
 def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
     """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions.
 
     system: {"model", "family", "order", "context"}."""
-    evaluated, stats = _read(metrics_path), _read(stats_path)
+    evaluated, stats = read_json(metrics_path), read_json(stats_path)
     log_loss, likelihood, perplexity = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
     return {
@@ -214,7 +209,7 @@ def write_model_tables(systems, files, settings, outputs):
     "context", and "kind" for a masked model}}; files: {"metrics", "stats", "seconds": {system:
     {split: path}}, "coverage", "weights": {split: path}}; settings: splits, base (the rescoring
     n-gram), top_k; outputs: tsv, md."""
-    tables = {split: _read(path)["coverage"] for split, path in files["coverage"].items()}
+    tables = {split: read_json(path)["coverage"] for split, path in files["coverage"].items()}
     rows = []
     for name, system in systems.items():
         for split in settings["splits"]:
@@ -229,5 +224,5 @@ def write_model_tables(systems, files, settings, outputs):
                     read_benchmark(timing)["s"] if timing else math.nan,
                 )
             )
-    blends = [(split, _read(path)) for split, path in files["weights"].items()]
+    blends = [(split, read_json(path)) for split, path in files["weights"].items()]
     write_gap_tables(rows, settings["top_k"], outputs, blends)

@@ -1,8 +1,8 @@
 """Gather per-model metrics into the tidy TSV and the Markdown comparison table."""
 
-import json
 from pathlib import Path
 
+from ..files import read_json
 from ..neural.files import parameter_count, weights_bytes
 from ..record import split_figures
 from .table import MISSING, Column, Rows, Table, missing
@@ -173,8 +173,7 @@ def flag_label(flag):
 
 def ngram_columns(record, files):
     """The columns only an n-gram model fills: its size in n-grams and on disk, its options."""
-    with open(files["counts"]) as handle:
-        counts = json.load(handle)
+    counts = read_json(files["counts"])
     ngrams = counts["ngrams"]
     return {
         "family": "ngram",
@@ -191,10 +190,7 @@ def ngram_columns(record, files):
 
 def neural_columns(files):
     """A neural model's: its training text (when the pipeline trained it), weights and parameters."""
-    training = None
-    if files.get("record"):
-        with open(files["record"]) as handle:
-            training = json.load(handle)["training_text"]
+    training = read_json(files["record"])["training_text"] if files.get("record") else None
     return {
         "family": "neural",
         "train_fraction": files.get("train_fraction"),
@@ -216,8 +212,7 @@ def load_metrics(metric_paths, model_files):
     rows = []
     max_order = 1
     for path in metric_paths:
-        with open(path) as handle:
-            record = json.load(handle)
+        record = read_json(path)
         files = model_files[record["model"]]
         if files.get("family") == "neural":
             own = neural_columns(files)
@@ -263,8 +258,7 @@ def fallback_discounts(count_paths):
     (ngram_counts.json by model) that needed any."""
     found = {}
     for model, path in count_paths.items():
-        with open(path) as handle:
-            orders = json.load(handle).get("fallback_discounts")
+        orders = read_json(path).get("fallback_discounts")
         if orders:
             found[model] = orders
     return found

@@ -1,20 +1,18 @@
 """Record what a run used: the code, the KenLM tools, the corpus manifest and the experiment's
 config."""
 
-import json
 import platform
 from importlib import metadata
 
 from ..atomic import write_json
-from ..files import head_commit, sha256, uncommitted_changes
+from ..files import head_commit, read_json, sha256, uncommitted_changes
 
 
 def write_provenance(out_path, manifest_path, tools, settings, versions):
     """One JSON file beside the tables. settings: the experiment, KenLM's build and lmgap's code
     (version and digest), as the rule passes them; versions: the checkout's git state (see
     checkout) and Snakemake's version, read by the job."""
-    with open(manifest_path) as handle:
-        corpus = json.load(handle)
+    corpus = read_json(manifest_path)
     kenlm = settings["kenlm"]
     record = {
         "experiment": settings["experiment"],
@@ -38,8 +36,7 @@ def checkout(root):
 def made_by(path):
     """What a provenance record says made the results, in a phrase (None before the first run)."""
     try:
-        with open(path) as handle:
-            lmgap = json.load(handle)["lmgap"]
+        lmgap = read_json(path)["lmgap"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     phrase = f"lmgap {lmgap['version']} (code {lmgap['code']})"
