@@ -43,29 +43,20 @@ def _run(cmd, log, what, cwd=None, env=None):
         raise LmgapError(f"{what} failed (exit {done.returncode}); see {log.name}")
 
 
+def _pinned_pip(version, sha256, folder, *options):
+    """pip's command line for kenlm==version from its source distribution, refusing any file whose
+    sha256 differs (the requirements file saying so written into folder); options: pip's
+    subcommand, then its own options."""
+    requirements = Path(folder) / "requirements.txt"
+    requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
+    pinned = ["--no-deps", "--no-binary", "kenlm", "--no-build-isolation", "--require-hashes", "-r", str(requirements)]
+    return [sys.executable, "-m", "pip", options[0], *pinned, *options[1:]]
+
+
 def download_sdist(version, sha256, dest, log):
     """Download kenlm==version with pip, refusing any file whose sha256 differs."""
-    requirements = Path(dest) / "requirements.txt"
-    requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--no-binary",
-            "kenlm",
-            "--no-build-isolation",
-            "--require-hashes",
-            "-r",
-            str(requirements),
-            "-d",
-            str(dest),
-        ],
-        log,
-        f"pip download kenlm=={version} (pinned sha256 {sha256})",
-    )
+    command = _pinned_pip(version, sha256, dest, "download", "-d", str(dest))
+    _run(command, log, f"pip download kenlm=={version} (pinned sha256 {sha256})")
     return Path(dest) / f"kenlm-{version}.tar.gz"
 
 
@@ -159,25 +150,8 @@ def build_python_module(version, sha256, max_order, target, log):
     a model of max_order before it counts as built."""
     target = Path(target)
     with atomic_path(target) as tmp, tempfile.TemporaryDirectory(prefix="kenlm-python-") as work:
-        requirements = Path(work) / "requirements.txt"
-        requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
         _run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--no-deps",
-                "--no-binary",
-                "kenlm",
-                "--no-build-isolation",
-                "--no-cache-dir",
-                "--require-hashes",
-                "-r",
-                str(requirements),
-                "--target",
-                str(tmp),
-            ],
+            _pinned_pip(version, sha256, work, "install", "--no-cache-dir", "--target", str(tmp)),
             log,
             f"building the kenlm Python module with maximum order {max_order}",
             env={**os.environ, "MAX_ORDER": str(max_order), "PATH": _without_cmake(work)},
