@@ -136,6 +136,19 @@ def test_a_word_in_an_empty_bucket_makes_the_perplexity_infinite():
     assert metrics["PerplexityHashed"] == math.inf and metrics["LikelihoodHashed"] == 0.0
 
 
+# GEval's isProbTotalIncorrect: a total within 1e-8 below one is whole, so no rest mass is added
+# and no bucket is rescaled; a word outside the listed ones then has nothing. 2e-8 short is not
+# whole: the missing mass becomes the rest, spread over the 1,024 buckets.
+@pytest.mark.parametrize("spell", [str, lambda p: repr(math.log(p))], ids=["probabilities", "log-probabilities"])
+def test_a_line_within_gevals_epsilon_of_one_is_whole(spell):
+    x, y, z = apart(10, 1, 3)
+    line = lambda short: f"{x}:{spell(0.6)} {y}:{spell(0.4 - short)}"  # noqa: E731
+    _, (unlisted, listed) = score_lines([line(5e-9), line(5e-9)], [z, x], 10)
+    assert unlisted == -math.inf and listed == pytest.approx(math.log(0.6), rel=1e-12)
+    _, (unlisted,) = score_lines([line(2e-8)], [z], 10)
+    assert unlisted == pytest.approx(math.log(2e-8 / 1024), rel=1e-6)
+
+
 def test_perplexity_is_exp_of_the_log_loss_over_lines_and_accuracy_reads_the_list():
     x, y, z = apart(10, 1, 3)
     metrics, values = score_lines([f"{x}:0.7 {y}:0.2 :0.1", f"{y}:0.5 {x}:0.4 :0.1"], [x, x], 10)
