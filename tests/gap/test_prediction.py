@@ -12,7 +12,7 @@ import pytest
 
 from lmgap.corpus.rebuild import read_contexts, rebuild_split
 from lmgap.gap import candidates
-from lmgap.gap.candidates import CandidateSets, build_candidates, context_words, line_spans, write_candidates
+from lmgap.gap.candidates import CandidateSets, build_candidates, line_spans, write_candidates
 from lmgap.gap.lines import format_line, read_gaps
 from lmgap.gap.coverage import share
 from lmgap.gap.geval import score_files
@@ -82,7 +82,11 @@ def test_candidates_are_the_most_frequent_continuations_counted_by_hand(workers,
     skip = {5, 17, 300}
     counts = brute_force_counts([line for n, line in enumerate(lines, start=1) if n not in skip])
     documents = read_gaps(tmp_path / "corpus/dev-0")
-    gaps = [context_words(left.split(), right.split()) for left, right in documents]
+    # The two left words nearest the gap and the two right words, padded as brute_force_counts pads.
+    gaps = [
+        tuple([b"<s>", b"<s>", *left.split()][-2:] + [*right.split(), b"</s>", b"</s>"][:2])
+        for left, right in documents
+    ]
     per_context, frequent = 4, 3
     found = build_candidates(tmp_path / "train.txt", documents, skip, per_context, frequent, workers)
     unigram = Counter(w for line in (text for n, text in enumerate(lines, 1) if n not in skip) for w in line.split())
