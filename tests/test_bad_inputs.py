@@ -127,6 +127,7 @@ def test_a_bad_setting_is_named_with_its_key_its_origin_and_a_fix(tmp_path, path
     assert FIX.search(line), line
 
 
+@pytest.mark.pipeline
 @pytest.mark.parametrize("form", ["config.yaml", "--configfile", "--config"])
 def test_each_form_of_setting_a_bad_value_stops_a_dry_run_before_any_job(tmp_path, form):
     config = {"orders": [3]}

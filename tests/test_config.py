@@ -94,6 +94,7 @@ def test_each_bad_value_is_named_with_the_file_or_option_it_came_from(tmp_path):
     ]
 
 
+@pytest.mark.pipeline
 def test_config_option_values_are_read_as_the_schema_types(tmp_path):
     # Snakemake's --config reads `orders=[3,4]` as the strings '3' and '4'.
     overrides = {"orders": ["3", "4"], "memory": {"budget_mb": "8000"}, "keep_arpa": "true"}
@@ -111,6 +112,7 @@ def test_config_option_values_are_read_as_the_schema_types(tmp_path):
     assert planned["train"] == 2
 
 
+@pytest.mark.pipeline
 def test_snakemake_stops_before_any_job_naming_the_option(tmp_path):
     done = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", "--config", "orders=[3,x]", check=False)
     assert done.returncode != 0
@@ -118,6 +120,7 @@ def test_snakemake_stops_before_any_job_naming_the_option(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.pipeline
 def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
     run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", check=False)
     (tmp_path / "config.yaml").write_text("orders: [3, 4]\ncorpus:\n  source: [unclosed\n")

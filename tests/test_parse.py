@@ -5,8 +5,12 @@ but those Snakemake starts for any workflow, and opens no network connection."""
 import re
 import subprocess
 
+import pytest
+
 from conftest import REPO, SNAKEMAKE, demo_corpus
 from parse_cost import ONE_RULE
+
+pytestmark = pytest.mark.pipeline
 
 # The shipped config's corpus: a git URL whose newest commit nothing may look up while parsing.
 UPSTREAM = "git://gonito.net/challenging-america-word-gap-prediction"

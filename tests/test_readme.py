@@ -136,6 +136,7 @@ def test_the_demo_command_the_readme_gives_is_the_one_make_demo_runs():
     assert f"`{command}`" in README
 
 
+@pytest.mark.pipeline
 def test_the_readme_s_demo_tables_were_made_by_the_code_as_it_is_now():
     # `make readme` writes them from a `make demo` run, stamped with the digest of what made them.
     marked = readme_tables.blocks(README)
@@ -148,6 +149,7 @@ def test_the_readme_s_demo_tables_were_made_by_the_code_as_it_is_now():
     )
 
 
+@pytest.mark.pipeline
 def test_make_readme_writes_the_demo_s_tables_and_the_check_sets_only_times_aside(tmp_path):
     tables = tmp_path / "tables"
     tables.mkdir()
@@ -176,6 +178,7 @@ def test_make_readme_writes_the_demo_s_tables_and_the_check_sets_only_times_asid
     assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
 
 
+@pytest.mark.pipeline
 def test_the_demo_stamp_follows_what_the_readme_s_tables_come_from(tmp_path):
     # In a copy of the repository: what the tables come from, by the rule graph of the demo.
     copy = copy_of_repository(tmp_path / "copy")

@@ -49,6 +49,7 @@ def test_download_refuses_a_wrong_checksum(tmp_path):
     assert not list(tmp_path.glob("*.tar.gz"))
 
 
+@pytest.mark.pipeline
 def test_user_tools_below_the_configured_order_train_no_model_of_that_order(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
     config = {
@@ -90,6 +91,7 @@ def test_a_module_that_cannot_load_its_order_is_not_called_built(tmp_path):
     assert "KenLM was compiled to support up to 6" in (tmp_path / "build.log").read_text()
 
 
+@pytest.mark.pipeline
 def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
     tools = tmp_path / "tools"

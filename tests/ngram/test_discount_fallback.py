@@ -1,6 +1,8 @@
 """What lmplz.discount_fallback stands on: --discount_fallback changes no model whose discounts
 lmplz can estimate, and lmplz says which orders it filled in."""
 
+import pytest
+
 from conftest import demo_corpus, run_pipeline
 from lmgap.ngram.run import train
 
@@ -21,6 +23,7 @@ def train_both_ways(tmp_path, kenlm_bin, text, order=3):
     return made
 
 
+@pytest.mark.pipeline
 def test_a_model_whose_discounts_lmplz_estimates_is_the_same_with_the_fallback(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=1500, dev_sentences=10)
     run_pipeline(

@@ -10,6 +10,8 @@ import pytest
 from conftest import copy_of_repository, run_pipeline
 from lmgap.sourcecode import package_code
 
+pytestmark = pytest.mark.pipeline
+
 # A change to what a module does that changes no result: the jobs that run it must run again all
 # the same (Snakemake cannot know it changes nothing).
 EDIT = "\nEDITED_BY_A_TEST = True\n"

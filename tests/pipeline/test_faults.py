@@ -18,6 +18,8 @@ from lmgap.corpus.rebuild import rebuild_split
 from lmgap.errors import LmgapError
 from lmgap.ngram.run import train
 
+pytestmark = pytest.mark.pipeline
+
 FULL_DISK_SOURCE = REPO / "tests/data/full_disk.c"
 
 

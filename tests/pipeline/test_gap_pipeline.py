@@ -10,12 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import benchmark_record, demo_corpus, jobs_planned, read_table, run_pipeline
 from lmgap.gap.candidates import CandidateSets, index_memory_mb
 from lmgap.gap.heldout import read_heldout
 from lmgap.gap.lines import read_gaps
+
+pytestmark = pytest.mark.pipeline
 
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 LINE = re.compile(r"(\S+:\S+ )*:\S+")

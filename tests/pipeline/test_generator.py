@@ -23,6 +23,8 @@ from lmgap.ngram.memory import (
     text_tokens,
 )
 
+pytestmark = pytest.mark.pipeline
+
 
 @pytest.fixture(scope="module")
 def million(tmp_path_factory):

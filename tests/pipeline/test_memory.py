@@ -3,8 +3,12 @@
 import json
 import re
 
+import pytest
+
 from conftest import PERPLEXITY_TABLE, demo_corpus, run_pipeline
 from schedule import train_timeline
+
+pytestmark = pytest.mark.pipeline
 
 
 def physical_mb_from_meminfo():

@@ -5,6 +5,8 @@ import pytest
 
 from conftest import PERPLEXITY_TABLE, REPO, demo_corpus, run_pipeline
 
+pytestmark = pytest.mark.pipeline
+
 
 def run_log(workdir):
     """The text of the newest run's log in .snakemake/log/."""

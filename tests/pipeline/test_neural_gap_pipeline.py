@@ -15,6 +15,8 @@ from conftest import GAP_TABLE, benchmark_record, demo_corpus, read_table, run_p
 from lmgap.gap.blend import FOLDS, mixed_line
 from tiny_models import save_causal_model, save_masked_model
 
+pytestmark = pytest.mark.pipeline
+
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 20, "batch_size": 8}
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 

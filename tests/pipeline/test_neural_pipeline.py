@@ -14,6 +14,8 @@ import torch
 from conftest import PERPLEXITY_TABLE, demo_corpus, read_table, run_pipeline
 from tiny_models import save_causal_model
 
+pytestmark = pytest.mark.pipeline
+
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 40, "batch_size": 8}
 
 

@@ -19,6 +19,8 @@ from lmgap.report import plots as drawing
 from lmgap.sourcecode import package_code
 from generate_corpus import MarkovSource, write_corpus
 
+pytestmark = pytest.mark.pipeline
+
 
 def test_kenlm_build_has_the_configured_maximum_order(kenlm_bin):
     done = subprocess.run([str(kenlm_bin / "query")], capture_output=True, text=True)

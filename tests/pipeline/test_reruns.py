@@ -8,6 +8,8 @@ import yaml
 
 from conftest import GAP_TABLE, PERPLEXITY_TABLE, demo_corpus, jobs_planned, read_table, run_pipeline
 
+pytestmark = pytest.mark.pipeline
+
 # Jobs that run after any change of the corpus's files or place: the fetch, each split's
 # fingerprint (train and dev-0 here) and what records the corpus.
 # The submission's gonito.yaml is made from the provenance record: it follows it.

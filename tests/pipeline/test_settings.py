@@ -17,6 +17,8 @@ import hand_recipe
 from conftest import DOCUMENT_TABLES, PERPLEXITY_TABLE, read_table, run_pipeline
 from generate_corpus import MarkovSource, write_headers, write_split
 
+pytestmark = pytest.mark.pipeline
+
 
 @pytest.fixture(scope="module")
 def three_splits(tmp_path_factory):

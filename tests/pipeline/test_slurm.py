@@ -21,6 +21,8 @@ from conftest import (
 )
 from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snakemake_on_slurm
 
+pytestmark = pytest.mark.pipeline
+
 # What runs where Snakemake was started: the fetch (the network) and what reads small files.
 LOCAL_RULES = {
     "all",

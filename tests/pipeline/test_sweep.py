@@ -5,10 +5,13 @@ import csv
 import math
 import shutil
 
+import pytest
 import yaml
 
 from conftest import read_table, run_pipeline
 from lmgap.report import plots as drawing
+
+pytestmark = pytest.mark.pipeline
 
 MODELS = [
     f"o{order}{prune}{fraction}" for order in (2, 3) for prune in ("", "-prune0.1") for fraction in ("", "-frac0.5")

@@ -10,6 +10,8 @@ import readme_tables
 from conftest import REPO, read_table
 from lmgap.report import cost, documents, gap, perplexity
 
+pytestmark = pytest.mark.pipeline
+
 # The README and the pages it links.
 DOCS = (REPO / "README.md").read_text() + "".join(path.read_text() for path in sorted((REPO / "docs").glob("*.md")))
 # Every table the pipeline writes, by its file, and the definitions of its columns.

@@ -5,6 +5,7 @@ import csv
 import io
 import math
 
+import pytest
 import numpy as np
 import pandas as pd
 
@@ -12,6 +13,8 @@ from lmgap.report.cost import read_benchmark
 from lmgap.report.documents import HARDEST_TABLE
 from lmgap.report.perplexity import markdown
 from lmgap.report.table import Column, Table
+
+pytestmark = pytest.mark.pipeline
 
 
 def test_figures_undefined_when_every_word_is_unseen_show_a_dash(demo_run):
