@@ -1,20 +1,17 @@
-"""The README's tables from `make demo`, written into it by `make readme` and checked by the tests.
+"""The README's tables from `make demo`, written into it by `make readme` and checked against a
+new demo run by `make readme-check` (which CI runs).
 
 Each such table sits in the README between two marks:
 
-    <!-- make readme: perplexity.md, demo inputs 1f2e... -->
+    <!-- make readme: perplexity.md -->
     ```
     | the table's rows, as results/tables/perplexity.md has them |
     ```
     <!-- make readme: end -->
 
-`make readme` runs the demo and writes each marked table from the demo's file, stamped with a
-digest of what decides it: the code of every job the README's tables come from (found in the
-workflow's rule graph), the rules, the demo's settings (config.yaml's values and the Makefile's
-demo command), the corpus generator and the pinned packages. Code is digested by its tokens,
-comments aside, so a comment-only edit, or an edit to code no README table comes from (the
-comparison table's, say), leaves the stamp as it is; any other edit to what the tables come from
-makes the test fail until `make readme` shows what the code now makes.
+`make readme` runs the demo and writes each marked table from the demo's file; `make
+readme-check` runs the demo and compares, timing cells aside, so that an edit which moves a demo
+figure fails CI until the README shows it, and any other edit needs no README commit.
 
 The docs' tables of every table's columns are written from the columns' one declaration
 (lmgap.report.table), between `<!-- make readme: the columns of perplexity.tsv -->` and the end
@@ -26,29 +23,18 @@ mark, by `--columns`, which `make readme` runs too.
 """
 
 import argparse
-import hashlib
-import io
-import json
 import re
 import shlex
-import subprocess
 import sys
-import tempfile
-import tokenize
-import tomllib
 from pathlib import Path
-
-import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "workflow"))
-from lmgap.sourcecode import code_files  # noqa: E402
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 # Columns whose cells are times, which no two runs share.
 TIMING_COLUMNS = {"Time (s)"}
 BLOCK = re.compile(
-    r"<!-- make readme: (?P<table>[\w.-]+), demo inputs (?P<digest>[0-9a-f]+) -->\n```\n(?P<rows>.*?)```\n"
+    r"<!-- make readme: (?P<table>[\w.-]+) -->\n```\n(?P<rows>.*?)```\n"
     r"<!-- make readme: end -->",
     re.S,
 )
@@ -85,51 +71,6 @@ def with_columns(text):
     return COLUMNS.sub(fill, text)
 
 
-def demo_digest(root=REPO, rules=None):
-    """sha256 over what decides the README's tables (see the module's text); rules: the rules they
-    come from (table_rules, found again when not given)."""
-    root = Path(root)
-    rules = table_rules(root) if rules is None else rules
-    workflow = root / "workflow"
-    parts = [f"rule {rule}: {_code(code_files(workflow / 'scripts' / f'{rule}.py', workflow), root)}" for rule in rules]
-    parts.append(_code([root / "Snakefile", *sorted((workflow / "rules").glob("*.smk"))], root))
-    parts.append(json.dumps(yaml.safe_load((root / "config.yaml").read_text()), sort_keys=True))
-    parts += [shlex.join(demo_command(root)), generator_command(root)]
-    parts.append(_code([root / "benchmarks/generate_corpus.py"], root))
-    for name in ("requirements.txt", "requirements-kenlm.txt"):
-        parts += [line.split("#")[0].strip() for line in (root / name).read_text().splitlines()]
-    with open(root / "pyproject.toml", "rb") as handle:
-        parts.append(json.dumps(tomllib.load(handle)["project"], sort_keys=True))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-
-
-def table_rules(root=REPO):
-    """The rules whose jobs the README's marked tables come from, in the demo's rule graph."""
-    tables = [table for table, _, _ in blocks((Path(root) / "README.md").read_text())]
-    command = demo_command(root)
-    with tempfile.TemporaryDirectory() as work:
-        (Path(work) / "config.yaml").write_bytes((Path(root) / "config.yaml").read_bytes())
-        done = subprocess.run(
-            [
-                SNAKEMAKE,
-                "--snakefile",
-                str(Path(root) / "Snakefile"),
-                "--directory",
-                work,
-                "--rulegraph",
-                "dot",
-                *command[command.index("--config") :],
-                "--",
-                *(f"results/tables/{table}" for table in tables),
-            ],
-            capture_output=True,
-            text=True,
-        )
-    if done.returncode:
-        raise SystemExit(f"snakemake could not draw the demo's rule graph:\n{done.stderr[-3000:]}")
-    return sorted(set(re.findall(r'\[label = "(\w+)"', done.stdout)))
-
-
 def demo_command(root=REPO):
     """The snakemake command line `make demo` runs, as arguments (its --cores as the README has it)."""
     recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", (Path(root) / "Makefile").read_text(), flags=re.M).group(1)
@@ -137,25 +78,9 @@ def demo_command(root=REPO):
     return shlex.split(command.replace("$(VENV)/bin/", "").replace("$(CORES)", "8"))
 
 
-def generator_command(root=REPO):
-    """The command that writes the demo's corpus, as the Makefile gives it."""
-    return re.search(r"^\t.*generate_corpus\.py.*$", (Path(root) / "Makefile").read_text(), flags=re.M).group(0).strip()
-
-
-def _code(paths, root):
-    """The files' names and tokens, comments and blank lines aside (what they run)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(f"{Path(path).relative_to(root)}\0".encode())
-        for token in tokenize.tokenize(io.BytesIO(Path(path).read_bytes()).readline):
-            if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
-                digest.update(f"{token.type} {token.string}\0".encode())
-    return digest.hexdigest()
-
-
 def blocks(readme):
-    """The README's marked tables: [(table file name, recorded digest, rows as text)]."""
-    return [(m["table"], m["digest"], m["rows"]) for m in BLOCK.finditer(readme)]
+    """The README's marked tables: [(table file name, rows as text)]."""
+    return [(m["table"], m["rows"]) for m in BLOCK.finditer(readme)]
 
 
 def table_rows(path):
@@ -170,14 +95,12 @@ def table_rows(path):
     return "\n".join(lines[start:end]) + "\n"
 
 
-def write(readme, tables, digest):
-    """The README with every marked table taken from the tables folder, stamped with digest."""
+def write(readme, tables):
+    """The README with every marked table taken from the tables folder."""
 
     def fill(match):
         rows = table_rows(Path(tables) / match["table"])
-        return (
-            f"<!-- make readme: {match['table']}, demo inputs {digest} -->\n```\n{rows}```\n<!-- make readme: end -->"
-        )
+        return f"<!-- make readme: {match['table']} -->\n```\n{rows}```\n<!-- make readme: end -->"
 
     return BLOCK.sub(fill, readme)
 
@@ -192,7 +115,7 @@ def untimed(rows):
 def differences(readme, tables):
     """Where the README's marked tables differ from the tables folder's, timing cells aside."""
     found = []
-    for table, _, rows in blocks(readme):
+    for table, rows in blocks(readme):
         shown, made = untimed(rows), untimed(table_rows(Path(tables) / table))
         if shown != made:
             found.append(f"{table}: the README shows\n{rows}the demo wrote\n{table_rows(Path(tables) / table)}")
@@ -224,7 +147,7 @@ def main(argv=None):
         found = differences(readme, args.tables)
         print("\n".join(found) or f"every table {args.readme} shows is the one in {args.tables}")
         return 1 if found else 0
-    Path(args.readme).write_text(write(readme, args.tables, demo_digest()))
+    Path(args.readme).write_text(write(readme, args.tables))
     return 0
 
 
