@@ -80,8 +80,6 @@ rule rebuild_text:
         "../../envs/python.yaml"
     resources:
         mem_mb=200,
-        cpus=1,
-        cpus_per_task=1,
         # The real corpus's training split (836 MB of text) takes about two minutes.
         runtime=60,
     params:
@@ -101,8 +99,6 @@ rule document_years:
         "../../envs/python.yaml"
     resources:
         mem_mb=200,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("document_years"),

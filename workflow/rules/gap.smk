@@ -18,8 +18,6 @@ rule gap_heldout:
         "../../envs/python.yaml"
     resources:
         mem_mb=500,
-        cpus=1,
-        cpus_per_task=1,
         # It reads the training split's in.tsv.xz and expected.tsv, not an input file.
         runtime=30,
     params:
@@ -45,11 +43,9 @@ rule gap_candidates:
     conda:
         "../../envs/python.yaml"
     # A large text is counted in spans, one process each (lmgap.gap.candidates.workers_within).
-    threads: CANDIDATES_THREADS
+    threads: PARALLEL_THREADS
     resources:
         mem_mb=gap_index_mem_mb,
-        cpus=CANDIDATES_THREADS,
-        cpus_per_task=CANDIDATES_THREADS,
         runtime=candidates_runtime,
     params:
         code=script_code("gap_candidates"),
@@ -74,11 +70,9 @@ rule gap_logprobs:
     priority: SCORING_FIRST
     conda:
         "../../envs/gap.yaml"
-    threads: CPUS
+    threads: PARALLEL_THREADS
     resources:
         mem_mb=gap_logprobs_mem_mb,
-        cpus=CPUS,
-        cpus_per_task=CPUS,
         runtime=runtime_per_100_mb,
     params:
         code=script_code("gap_logprobs"),
@@ -102,8 +96,6 @@ rule gap_predictions:
         "../../envs/python.yaml"
     resources:
         mem_mb=1000,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("gap_predictions"),
@@ -127,8 +119,6 @@ rule gap_unigram:
         "../../envs/python.yaml"
     resources:
         mem_mb=500,
-        cpus=1,
-        cpus_per_task=1,
         runtime=10,
     params:
         code=script_code("gap_unigram"),
@@ -156,8 +146,6 @@ rule gap_document:
         "../../envs/python.yaml"
     resources:
         mem_mb=1000,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("gap_document"),
@@ -183,8 +171,6 @@ rule gap_evaluate:
         "../../envs/python.yaml"
     resources:
         mem_mb=1000,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("gap_evaluate"),
@@ -215,12 +201,10 @@ rule gap_neural:
     priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
-    threads: CPUS
+    threads: PARALLEL_THREADS
     resources:
         # The model, and a batch's logits and cache copies (each held under 512 MB).
         mem_mb=lambda wildcards, input: loading_mem_mb(input, 2000),
-        cpus=CPUS,
-        cpus_per_task=CPUS,
         runtime=gap_neural_runtime,
     params:
         code=script_code("gap_neural"),
@@ -252,11 +236,9 @@ rule gap_masked:
     priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
-    threads: CPUS
+    threads: PARALLEL_THREADS
     resources:
         mem_mb=neural_score_mem_mb,
-        cpus=CPUS,
-        cpus_per_task=CPUS,
         runtime=gap_neural_runtime,
     params:
         code=script_code("gap_masked"),
@@ -285,8 +267,6 @@ rule gap_blend:
         "../../envs/python.yaml"
     resources:
         mem_mb=2000,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("gap_blend"),
@@ -312,8 +292,6 @@ rule gap_submission:
         "../../envs/python.yaml"
     resources:
         mem_mb=500,
-        cpus=1,
-        cpus_per_task=1,
         runtime=10,
     params:
         code=script_code("gap_submission"),

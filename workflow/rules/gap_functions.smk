@@ -3,7 +3,7 @@
 import math
 
 from lmgap.files import read_json
-from lmgap.gap.candidates import SPLIT_MB, index_memory_mb, workers_within
+from lmgap.gap.candidates import index_memory_mb, workers_within
 from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
 from lmgap.report.gap import TABLE as GAP_TABLE
@@ -34,22 +34,6 @@ def check_gap_index_fits(size_mb):
             f"false {in_origin('gap.enabled')}."
         )
     return need
-
-
-def candidates_threads():
-    """The candidate pass's threads, settled as the workflow is read (Snakemake wants them before
-    the text exists, and a parse starts no process): one for a local training split whose
-    in.tsv.xz is below a fifth of SPLIT_MB (xz packs this text three to five times), whose text
-    one process counts (workers_within), so that a small run's other jobs keep the second core;
-    CPUS otherwise, and for a corpus still to be fetched."""
-    train_in = corpus_root() / config["train_split"] / "in.tsv.xz"
-    if corpus_is_local() and train_in.is_file():
-        if train_in.stat().st_size < SPLIT_MB / 5 * 2**20:
-            return 1
-    return CPUS
-
-
-CANDIDATES_THREADS = candidates_threads()
 
 
 def gap_index_mem_mb(wildcards, input, threads):

@@ -12,13 +12,10 @@ if not config["kenlm"]["bin_dir"]:
             "results/benchmarks/build_kenlm/maxorder{max_order}.tsv"
         conda:
             "../../envs/kenlm-build.yaml"
+        # make -j2; cmake's configure and the links run on one.
         threads: 2
-        # One core's worth: cmake's configure and the links run on one, so an order above six
-        # builds its kenlm module (build_kenlm_python) beside this.
         resources:
             mem_mb=2000,
-            cpus=1,
-            cpus_per_task=2,
             runtime=30,
         params:
             code=script_code("build_kenlm"),
@@ -61,8 +58,6 @@ rule build_kenlm_python:
         "../../envs/kenlm-build.yaml"
     resources:
         mem_mb=2000,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("build_kenlm_python"),

@@ -21,8 +21,6 @@ rule train_tokenizer:
         "../../envs/neural.yaml"
     resources:
         mem_mb=lambda wildcards, input: loading_mem_mb(input, 1000),
-        cpus=1,
-        cpus_per_task=1,
         runtime=runtime_per_100_mb,
     params:
         code=script_code("train_tokenizer"),
@@ -45,13 +43,11 @@ rule train_neural:
     priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
-    # PyTorch keeps every core it is given busy: the job takes them all (a seed gives the same
-    # model for the same number of threads).
-    threads: CPUS
+    # PyTorch keeps every thread it is given busy; a seed gives the same model for the same number
+    # of threads (PARALLEL_THREADS, scheduling.smk).
+    threads: PARALLEL_THREADS
     resources:
         mem_mb=neural_train_mem_mb,
-        cpus=CPUS,
-        cpus_per_task=CPUS,
         runtime=lambda wildcards: 30 + NEURAL[wildcards.neural]["train"]["steps"] // 10,
     params:
         **NEURAL_SETTINGS,
@@ -93,11 +89,9 @@ rule score_neural:
         "results/benchmarks/score_neural/{neural}/{split}.tsv"
     conda:
         "../../envs/neural.yaml"
-    threads: CPUS
+    threads: PARALLEL_THREADS
     resources:
         mem_mb=neural_score_mem_mb,
-        cpus=CPUS,
-        cpus_per_task=CPUS,
         runtime=lambda wildcards, input: 30 + math.ceil(input_mb(input)),
     params:
         code=script_code("score_neural"),

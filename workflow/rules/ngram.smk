@@ -18,8 +18,6 @@ rule sample_training_text:
         "../../envs/python.yaml"
     resources:
         mem_mb=500,
-        cpus=1,
-        cpus_per_task=1,
         runtime=runtime_per_100_mb,
     params:
         code=script_code("sample_training_text"),
@@ -45,11 +43,10 @@ rule train:
     priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
         "../../envs/kenlm.yaml"
+    # One thread: lmplz keeps about one core busy, and build_binary, streaming its model, mostly
+    # waits for it.
     resources:
         mem_mb=train_mem_mb,
-        cpus=1,
-        # On a cluster node: lmplz and build_binary run at once, streaming the model.
-        cpus_per_task=2,
         runtime=train_runtime,
     params:
         **MODEL_SETTINGS,
@@ -119,8 +116,6 @@ rule query:
         "../../envs/kenlm.yaml"
     resources:
         mem_mb=model_mem_mb,
-        cpus=1,
-        cpus_per_task=1,
         runtime=runtime_per_100_mb,
     params:
         code=script_code("query"),

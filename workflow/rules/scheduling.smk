@@ -46,15 +46,15 @@ else:
     BUDGET_FROM = f"80% of {PHYSICAL_MB:,} MB of memory; memory.budget_mb changes it"
 if not ON_CLUSTER and "mem_mb" not in workflow.global_resources:
     workflow.register_resource("mem_mb", MEMORY_BUDGET_MB)
-# Locally at most one job per physical core, whatever --cores says: lmplz, build_binary and
-# query each keep about one core busy, and more jobs than cores only share them. On a cluster
-# the scheduler places jobs by their cpus_per_task; gap scoring runs two processes per job.
-if ON_CLUSTER:
-    CPUS = 2
-else:
-    if "cpus" not in workflow.global_resources:
-        workflow.register_resource("cpus", len(os.sched_getaffinity(0)))
-    CPUS = int(workflow.global_resources["cpus"].value)
+
+
+# The one core count is each rule's threads: locally, Snakemake runs jobs while their threads fit
+# in --cores (and gives a job no more threads than --cores); on SLURM, a job asks for its threads
+# as cpus. A job that splits its work (the candidate pass's spans, the gap scorers' processes,
+# PyTorch's threads) takes two, whatever the machine: a neural model's weights depend on its
+# threads, so that the same settings train the same model anywhere. `--set-threads RULE=N` gives
+# a rule more.
+PARALLEL_THREADS = 2
 
 
 if workflow.is_main_process and ON_CLUSTER:

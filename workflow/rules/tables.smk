@@ -86,8 +86,6 @@ rule comparison_table:
         "../../envs/python.yaml"
     resources:
         mem_mb=1000,
-        cpus=1,
-        cpus_per_task=1,
         runtime=30,
     params:
         code=script_code("comparison_table"),
