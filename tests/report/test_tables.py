@@ -66,6 +66,6 @@ def test_a_benchmark_that_snakemake_could_not_measure_reads_as_nan(tmp_path):
 
 def test_numpy_values_are_written_as_the_python_values_they_hold():
     table = Table("t.tsv", (Column("flag", "A flag"), Column("count", "A count"), Column("share", "A share")))
-    python = table.tsv(table.rows([{"flag": True, "count": 3, "share": 0.25}]))
-    held = table.tsv(table.rows([{"flag": np.bool_(True), "count": np.int64(3), "share": np.float64(0.25)}]))
+    python = table.tsv(table.frame([{"flag": True, "count": 3, "share": 0.25}]))
+    held = table.tsv(table.frame([{"flag": np.bool_(True), "count": np.int64(3), "share": np.float64(0.25)}]))
     assert python == held == "flag\tcount\tshare\ntrue\t3\t0.25\n"

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import LmgapError
 from .scores import read_scores
-from .table import MISSING, Column, Table, missing
+from .table import MISSING, Column, Table
 
 CONFIDENCE = 0.95
 # The fewest documents a split must have for the bootstrap to call a difference real. With n
@@ -162,7 +162,7 @@ def _rates(row):
 
 
 def _interval(row):
-    if missing(row["ratio_ci_low"]):
+    if pd.isna(row["ratio_ci_low"]):
         return MISSING
     return f"[{row['ratio_ci_low']:.4f}, {row['ratio_ci_high']:.4f}]"
 
@@ -245,7 +245,7 @@ def write_comparison(models, inputs, settings, outputs):
         for pair in model_pairs(models["ngram"]) + neural_pairs(models["ngram"], models["neural"])
         for split in splits
     ]
-    frame = pd.DataFrame(rows, columns=list(TABLE.definitions))
+    frame = TABLE.frame(rows)
     TABLE.write(frame, outputs, comparison_markdown(frame, resamples, seed))
 
 

@@ -162,9 +162,7 @@ def cost_rows(models, files, neural=None):
                 "model": name,
             }
         )
-    rows = TABLE.rows(rows)
-    rows.records.sort(key=_model_order)
-    return rows
+    return TABLE.frame(sorted(rows, key=_model_order))
 
 
 def _model_order(row):

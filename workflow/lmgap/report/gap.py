@@ -2,12 +2,14 @@
 
 import math
 
+import pandas as pd
+
 from ..files import read_json
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
 from .cost import read_benchmark
-from .table import Column, Table, missing
+from .table import Column, Table
 
 
 def _seconds(row):
@@ -157,25 +159,26 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
 
 def gap_rows(rows):
     """The table's rows, by split, family, order (n-grams only have one), context and model."""
-    rows = TABLE.rows(rows)
-    rows.records.sort(
-        key=lambda row: (
-            row["split"],
-            FAMILY_ORDER[row["family"]],
-            missing(row["order"]),
-            0 if missing(row["order"]) else row["order"],
-            CONTEXT_ORDER[row["context"]],
-            row["model"],
-        )
+    return TABLE.frame(sorted(rows, key=_gap_order))
+
+
+def _gap_order(row):
+    unordered = pd.isna(row["order"])
+    return (
+        row["split"],
+        FAMILY_ORDER[row["family"]],
+        unordered,
+        0 if unordered else row["order"],
+        CONTEXT_ORDER[row["context"]],
+        row["model"],
     )
-    return rows
 
 
 def write_gap_tables(rows, top_k, outputs, blends=()):
     rows = gap_rows(rows)
     # Each way of setting p0 once, with the predictions that use it.
     methods = {}
-    for row in rows.records:
+    for row in rows.to_dict("records"):
         name = f"`{row['model']}`" if row["context"] != "left" else f"`{row['model']}` (left)"
         methods.setdefault(row["p0_method"], {})[name] = None
     markdown = TABLE.markdown(

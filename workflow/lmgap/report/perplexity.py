@@ -2,10 +2,12 @@
 
 from pathlib import Path
 
+import pandas as pd
+
 from ..files import read_json
 from ..neural.files import parameter_count, weights_bytes
 from ..record import split_figures
-from .table import MISSING, Column, Rows, Table, missing
+from .table import MISSING, Column, Table
 
 
 def _thousands(value):
@@ -15,7 +17,7 @@ def _thousands(value):
 def _full_order_hits(row):
     """The hit ratio of the model's own order; a neural model has none."""
     hits = row[f"hit_ratio_{int(row['order'])}"] if row["family"] == "ngram" else None
-    return MISSING if missing(hits) else f"{hits:.1%}"
+    return MISSING if pd.isna(hits) else f"{hits:.1%}"
 
 
 # Every column of perplexity.tsv in its order, its meaning in one sentence, and its Markdown column
@@ -239,9 +241,7 @@ def load_metrics(metric_paths, model_files):
             else [column.name]
         )
     ]
-    rows = TABLE.rows(rows, columns)
-    rows.records.sort(key=_model_order)
-    return rows
+    return TABLE.frame(sorted(rows, key=_model_order), columns)
 
 
 def _model_order(row):
@@ -277,10 +277,10 @@ def fallback_note(fallbacks):
 
 def markdown(rows, fallbacks=None):
     """A table for people: one row per model, the headline figures per evaluated split. rows: the
-    table's Rows (or a frame of perplexity.tsv); fallbacks: the models that took fallback discounts
+    table's frame (or one of perplexity.tsv); fallbacks: the models that took fallback discounts
     (see fallback_discounts)."""
-    rows = Rows.of(rows)
-    ngrams = [row for row in rows.records if row["family"] == "ngram"]
+    records = rows.to_dict("records")
+    ngrams = [row for row in records if row["family"] == "ngram"]
     options = []
     if any(row["prune"] != "none" for row in ngrams):
         options.append(", pruned as the Model column says (`prune` in the TSV)")
@@ -292,9 +292,9 @@ def markdown(rows, fallbacks=None):
     ]
     if fallbacks:
         extra.append(f"- {fallback_note(fallbacks)}.")
-    if any(row["family"] == "neural" for row in rows.records):
+    if any(row["family"] == "neural" for row in records):
         extra.append(NEURAL_NOTE)
-    splits = ", ".join(dict.fromkeys(row["split"] for row in rows.records))
+    splits = ", ".join(dict.fromkeys(row["split"] for row in records))
     opening = "Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):"
     return TABLE.markdown(rows, f"Perplexity on {splits}", opening, extra)
 

@@ -4,25 +4,16 @@ note, the report's caption and the docs' table of definitions."""
 
 import csv
 import io
-import math
-import numbers
 import re
 from dataclasses import dataclass
 from typing import Callable
+
+import pandas as pd
 
 from ..atomic import atomic_open
 
 # A cell of a figure a row lacks (a neural model's n-grams) in the Markdown table.
 MISSING = "—"
-
-
-def missing(value):
-    """None, NaN, or pandas' NA (in a frame's Int64 column), told apart without importing pandas:
-    NA compares as NA, which has no truth value."""
-    try:
-        return value is None or bool(value != value)
-    except TypeError:
-        return True
 
 
 @dataclass(frozen=True)
@@ -50,7 +41,7 @@ class Column:
         value = row[self.name]
         if self.form is None:
             return str(value)
-        if missing(value):
+        if pd.isna(value):
             return MISSING
         return self.form(value) if callable(self.form) else self.form.format(value)
 
@@ -58,7 +49,7 @@ class Column:
 def tsv_cell(value, integer=False):
     """Exact text: integers plainly, floats as their shortest round-tripping repr, flags as
     `true`/`false`, a missing value as an empty cell; reruns give identical bytes."""
-    if missing(value):
+    if pd.isna(value):
         return ""
     # A numpy scalar (a bool_, int64 or float64 a job computed) as the Python value it holds.
     value = value.item() if hasattr(value, "item") else value
@@ -103,23 +94,24 @@ class Table:
         rows = [f"| `{name}` | {text} |" for name, text in self.definitions.items()]
         return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
 
-    def rows(self, records, columns=None):
-        """Rows of dicts as a table holds them: see Rows; columns: the .tsv's, when not the
-        declared ones."""
-        columns = list(columns or self.definitions)
-        integers = {name: self.column(name).integer for name in columns}
-        return Rows(columns, _typed([{name: row.get(name, math.nan) for name in columns} for row in records], integers))
+    def frame(self, records, columns=None):
+        """The table's frame of dict records, in their order; columns: the .tsv's, when not the
+        declared ones. A column declared integer keeps whole numbers where some are missing."""
+        frame = pd.DataFrame(records, columns=list(columns or self.definitions))
+        for name in frame.columns:
+            if self.column(name).integer:
+                frame[name] = frame[name].astype("Int64")
+        return frame
 
-    def tsv(self, rows):
+    def tsv(self, frame):
         """The .tsv's text; a cell holding a quote or a tab is quoted as the csv module (and
         pandas) quote it, so that a program reads back what the cell holds."""
-        rows = Rows.of(rows)
         text = io.StringIO()
         writer = csv.writer(text, delimiter="\t", lineterminator="\n")
-        writer.writerow(rows.columns)
-        integers = [self.column(name).integer for name in rows.columns]
-        for row in rows.records:
-            writer.writerow(tsv_cell(row[name], integer) for name, integer in zip(rows.columns, integers))
+        writer.writerow(frame.columns)
+        integers = [self.column(name).integer for name in frame.columns]
+        for row in frame.itertuples(index=False):
+            writer.writerow(tsv_cell(value, integer) for value, integer in zip(row, integers))
         return text.getvalue()
 
     def markdown(self, rows, title, opening=None, extra=()):
@@ -127,7 +119,7 @@ class Table:
         (`Definitions (every figure is in `{file}`):` unless given), a line per column, then the
         extra lines."""
         shown = self.shown_columns()
-        header, cells = _layout(shown, Rows.of(rows).records)
+        header, cells = _layout(shown, rows.to_dict("records"))
         if self.every_definition:
             lines = [f"- `{name}`: {text}." for name, text in self.definitions.items()]
         else:
@@ -142,38 +134,6 @@ class Table:
             handle.write(self.tsv(rows))
         with atomic_open(outputs["md"]) as handle:
             handle.write(markdown)
-
-
-@dataclass
-class Rows:
-    """A table's content, without pandas (whose import was most of a table job's time): its
-    columns' names in order and a {column: value} dict per row."""
-
-    columns: list
-    records: list
-
-    @classmethod
-    def of(cls, content):
-        """content as Rows: itself, or a pandas frame's columns and records."""
-        if isinstance(content, Rows):
-            return content
-        return cls(list(content.columns), content.to_dict("records"))
-
-
-def _typed(records, integers):
-    """The records with each column's values as a pandas frame of them holds them, so that a table
-    written from either has the same bytes: a column of numbers of which any is a float or missing
-    holds floats, and NaN where missing. A column declared integer keeps its whole numbers."""
-    for name, integer in integers.items():
-        values = [row[name] for row in records]
-        present = [value for value in values if not missing(value)]
-        real = all(isinstance(value, numbers.Real) and not isinstance(value, bool) for value in present)
-        whole = len(present) == len(values) and all(isinstance(value, numbers.Integral) for value in present)
-        if integer or not present or not real or whole:
-            continue
-        for row, value in zip(records, values):
-            row[name] = math.nan if missing(value) else float(value)
-    return records
 
 
 def _layout(shown, records):
