@@ -85,15 +85,15 @@ def test_local_directory_is_used_in_place(tmp_path, corpus_repo):
         (
             required_files("train", ["dev-0", "dev-1"], False),
             "lacks dev-1/expected.tsv (eval_splits asks for it); dev-1/in.tsv.xz (eval_splits asks for it): "
-            "remove dev-1 from eval_splits in config.yaml, or point corpus.source at a corpus that has it",
+            "remove dev-1 from eval_splits, or point corpus.source at a corpus that has it",
         ),
         (
             required_files("dev-1", ["dev-0"], False),
-            "(train_split asks for it): set train_split in config.yaml to a split the corpus has",
+            "(train_split asks for it): set train_split to a split the corpus has",
         ),
         (
             required_files("train", ["dev-0"], True),
-            "lacks test-A/in.tsv.xz (corpus.test_a asks for it): set corpus.test_a: false in config.yaml",
+            "lacks test-A/in.tsv.xz (corpus.test_a asks for it): set corpus.test_a: false",
         ),
         (
             required_files("train", ["dev-0", "test-A"], False),
@@ -171,7 +171,7 @@ def test_unreachable_host_says_how_to_use_a_local_copy(tmp_path, source):
     with pytest.raises(LmgapError) as err:
         fetch(tmp_path, source)
     assert "host.invalid" in str(err.value)
-    assert "set corpus.source in config.yaml to that local directory" in str(err.value)
+    assert "set corpus.source to that local directory" in str(err.value)
     assert "with `make demo`" in str(err.value)
     assert not (tmp_path / "clone").exists() and not (tmp_path / "manifest.json").exists()
 

@@ -87,7 +87,7 @@ def test_a_budget_above_the_machine_s_memory_is_warned_about(tmp_path):
         f"lmgap warning: the memory budget of {4 * physical:,} MB (memory.budget_mb) is above this machine's "
         f"{physical:,} MB of memory"
     ) in done.stdout + done.stderr
-    assert "lower memory.budget_mb in config.yaml" in done.stdout + done.stderr
+    assert "lower memory.budget_mb" in done.stdout + done.stderr
     # Given with --resources, the fix is told for --resources.
     said = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", "--resources", f"mem_mb={4 * physical}")
     warning = next(line for line in (said.stdout + said.stderr).splitlines() if line.startswith("lmgap warning"))

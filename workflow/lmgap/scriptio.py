@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .atomic import move_into_place
 from .corpus.place import corpus_root
-from .errors import LmgapError, in_origin
+from .errors import LmgapError
 
 # What `neural:` needs in the environment its jobs run in, and how to install it.
 NEURAL_MODULES = ("torch", "transformers", "tokenizers")
@@ -31,7 +31,7 @@ def run(snakemake, main):
                     raise
                 raise LmgapError(
                     f"{err.name} is not installed (make run leaves the neural models' packages out), "
-                    f"and neural: {in_origin('neural')} asks for a model: install them with "
+                    f"and neural: asks for a model: install them with "
                     f"{NEURAL_INSTALL}, or set neural: {{}}"
                 ) from None
         except LmgapError as err:

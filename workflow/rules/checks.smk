@@ -25,9 +25,7 @@ def config_warnings():
     physical_mb = physical_memory_mb()
     if not ON_CLUSTER and MEMORY_BUDGET_MB > physical_mb:
         fix = (
-            "give --resources mem_mb a smaller N"
-            if BUDGET_FROM == "--resources mem_mb"
-            else f"lower memory.budget_mb {in_origin('memory.budget_mb')}"
+            "give --resources mem_mb a smaller N" if BUDGET_FROM == "--resources mem_mb" else f"lower memory.budget_mb"
         )
         yield (
             f"the memory budget of {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}) is above this machine's "
@@ -44,12 +42,12 @@ def config_warnings():
         yield (
             f"the causal neural models {', '.join(NEURAL_CAUSAL)} rescore the gap candidates of an "
             "n-gram trained on the whole training split, and train_fraction has no 1.0 "
-            f"{in_origin('train_fraction')}: they predict no gaps; add 1.0 to train_fraction"
+            f": they predict no gaps; add 1.0 to train_fraction"
         )
     if NEURAL_MASKED and not GAP["enabled"]:
         yield (
             f"the masked models {', '.join(NEURAL_MASKED)} only predict gaps, and gap.enabled is "
-            f"false {in_origin('gap.enabled')}: they do nothing; set it true, or remove them"
+            f"false: they do nothing; set it true, or remove them"
         )
 
 

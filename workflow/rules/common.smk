@@ -3,8 +3,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
-from lmgap.configcheck import Origins, validate_config
-from lmgap.errors import LmgapError, in_origin, record_origins
+from lmgap.configcheck import validate_config
+from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
 from lmgap.neural.settings import neural_models
 
@@ -14,13 +14,10 @@ from lmgap.sourcecode import lmgap_version, package_code, script_code
 
 # The experiment: the config, checked, and the models, splits and gap systems it asks for. Each
 # family's input functions and job sizes live beside its rules; local scheduling in scheduling.smk.
-CONFIG_ORIGINS = Origins(workflow.config_settings.config, workflow.config_settings.configfiles)
 try:
-    config = validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", CONFIG_ORIGINS)
+    config = validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
-# Where the settings that messages name came from, for this process and the jobs it starts.
-record_origins(CONFIG_ORIGINS.of)
 
 ORDERS = sorted({int(order) for order in config["orders"]})
 TRAIN_FRACTIONS = sorted({float(fraction) for fraction in config["train_fraction"]})
@@ -30,7 +27,7 @@ MODELS = models_from_config(
 # Neural models by name, each with its evaluation window settled (a `path:` model's folder is
 # checked now, before any job).
 try:
-    NEURAL = neural_models(config["neural"], CONFIG_ORIGINS.of(("neural",)))
+    NEURAL = neural_models(config["neural"])
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 NEURAL_TRAINED = sorted(name for name, entry in NEURAL.items() if entry["source"] == "train")

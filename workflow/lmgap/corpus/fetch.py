@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ..atomic import temporary_sibling, write_json
-from ..errors import LmgapError, in_origin
+from ..errors import LmgapError
 from ..files import count_newlines, head_commit, read_json, sha256
 from .place import is_url
 from .rebuild import header_path, split_columns, year_column
@@ -33,7 +33,7 @@ def check_commit_source(source, commit):
     if done.returncode:
         raise LmgapError(
             f"corpus.commit is {commit}, but corpus.source {source} is a folder without git history, so "
-            f"there is no commit to check out: remove corpus.commit {in_origin('corpus.commit')} to use the folder "
+            f"there is no commit to check out: remove corpus.commit to use the folder "
             "as it is, or point corpus.source at a git repository of the corpus"
         )
 
@@ -48,7 +48,7 @@ def _offline_help(source, detail):
     return (
         f"cannot fetch the corpus from {source}: {detail}. Without network access, copy the "
         "challenge's repository (or a directory with train/ and dev-0/) to this machine and set "
-        f"corpus.source {in_origin('corpus.source')} to that local directory; or try the pipeline on a small "
+        f"corpus.source to that local directory; or try the pipeline on a small "
         "generated corpus in the challenge's format with `make demo`."
     )
 
@@ -84,7 +84,7 @@ def clone(source, commit, dest, log):
         if done.returncode:
             raise LmgapError(
                 f"commit {commit} is not in {source} ({done.stderr.strip()}); "
-                f"fix corpus.commit {in_origin('corpus.commit')} or leave it empty for the newest commit"
+                f"fix corpus.commit or leave it empty for the newest commit"
             )
         shutil.rmtree(dest, ignore_errors=True)
         os.replace(tmp, dest)
@@ -119,9 +119,9 @@ def uncompressed_mb(path):
 
 # What asks for a split's files, and how to stop asking.
 ASKED_BY = {
-    "train_split": "set train_split {origin} to a split the corpus has",
-    "eval_splits": "remove {split} from eval_splits {origin}",
-    "corpus.test_a": "set corpus.test_a: false {origin}",
+    "train_split": "set train_split to a split the corpus has",
+    "eval_splits": "remove {split} from eval_splits",
+    "corpus.test_a": "set corpus.test_a: false",
 }
 
 
@@ -147,16 +147,16 @@ def check_files(root, required):
         raise LmgapError(
             f"the corpus at {root} lacks test-A/expected.tsv, which eval_splits asks for: the challenge "
             "keeps test-A's gap words hidden, so test-A cannot be scored; remove test-A from eval_splits "
-            f"{in_origin('eval_splits')} (corpus.test_a: true still predicts its gaps)"
+            f" (corpus.test_a: true still predicts its gaps)"
         )
     if missing and len(missing) == len(required):
         raise LmgapError(
             f"the corpus at {root} has none of the files the config needs ({', '.join(missing)}); point "
-            f"corpus.source {in_origin('corpus.source')} at a directory in the challenge's layout (train/ and dev-0/ "
+            f"corpus.source at a directory in the challenge's layout (train/ and dev-0/ "
             "with in.tsv.xz and expected.tsv)"
         )
     if missing:
-        fixes = {ASKED_BY[key].format(split=name.split("/")[0], origin=in_origin(key)) for name, key in missing.items()}
+        fixes = {ASKED_BY[key].format(split=name.split("/")[0]) for name, key in missing.items()}
         asked = "; ".join(f"{name} ({key} asks for it)" for name, key in missing.items())
         raise LmgapError(
             f"the corpus at {root} lacks {asked}: {'; '.join(sorted(fixes))}, or point corpus.source at a "
@@ -270,7 +270,7 @@ def check_scorable(record, split):
             f"{name} line {number} is not valid UTF-8 ({reason} at byte {offset}){more}: GEval reads gap "
             f"words as UTF-8, so the gap task cannot score this split. Save the file as UTF-8{where} (for a "
             f"Latin-1 file: iconv -f latin1 -t utf-8 {path} > {path}.new && mv {path}.new {path}), or "
-            f"set gap.enabled: false {in_origin('gap.enabled')} for the perplexity tables alone"
+            f"set gap.enabled: false for the perplexity tables alone"
         )
 
 

@@ -19,11 +19,11 @@ def device():
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def check_model_folder(path, origin):
+def check_model_folder(path, key):
     """A `path:` model's folder must hold a Hugging Face model (causal or masked) and its tokenizer."""
     if not (Path(path) / "config.json").is_file():
         raise LmgapError(
-            f"{origin}: {path} is not a folder holding a Hugging Face model (config.json, its "
+            f"{key}: {path} is not a folder holding a Hugging Face model (config.json, its "
             "weights and its tokenizer's files, as save_pretrained writes them); give the folder "
             "a model was saved to"
         )

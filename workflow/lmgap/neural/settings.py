@@ -31,14 +31,14 @@ def saved_config(folder):
     return context, int(config.get("vocab_size") or 50257)
 
 
-def neural_models(entries, origin="config.yaml"):
+def neural_models(entries):
     """{name: settings} from the config's neural: section (defaults filled in): `source` (`train`
     or `path`), `kind` (`causal` or `masked`), the training settings or the folder, and the
     window (max_length, stride, batch_size) every split is scored with (a masked model's gaps
     are read in windows of at most max_length tokens)."""
     models = {}
     for name, entry in sorted(entries.items()):
-        where = f"{origin}: neural.{name}"
+        where = f"neural.{name}"
         if ("train" in entry) == ("path" in entry):
             raise LmgapError(
                 f"{where} needs exactly one of train: (a model the pipeline trains; train: {{}} "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..atomic import atomic_path, write_json
 from ..files import sha256 as file_sha256
-from ..errors import LmgapError, in_origin
+from ..errors import LmgapError
 
 TOOLS = ("lmplz", "query", "build_binary")
 # The maximum order of the kenlm Python module the set-up installs (its setup.py's default).
@@ -23,7 +23,7 @@ DEBIAN_PACKAGES = (
 MISSING_HELP = (
     "KenLM cannot be built: {what}. On Debian or Ubuntu install the build prerequisites with\n"
     f"    sudo apt-get install {DEBIAN_PACKAGES}\n"
-    "or set kenlm.bin_dir {origin} to a folder holding lmplz, query and build_binary."
+    "or set kenlm.bin_dir to a folder holding lmplz, query and build_binary."
 )
 
 
@@ -64,7 +64,7 @@ def configure_and_make(source, build, max_order, threads, log):
     """cmake and make the three tools; name the missing packages when cmake fails."""
     for tool in ("cmake", "make", "g++"):
         if shutil.which(tool) is None:
-            raise LmgapError(MISSING_HELP.format(origin=in_origin("kenlm.bin_dir"), what=f"{tool} is not installed"))
+            raise LmgapError(MISSING_HELP.format(what=f"{tool} is not installed"))
     build.mkdir(parents=True, exist_ok=True)
     log.flush()
     configure = subprocess.run(
@@ -78,11 +78,7 @@ def configure_and_make(source, build, max_order, threads, log):
     if configure.returncode:
         lacking = [lib for lib in ("Boost", "ZLIB", "BZip2", "LibLZMA") if lib in configure.stderr]
         if lacking:
-            raise LmgapError(
-                MISSING_HELP.format(
-                    origin=in_origin("kenlm.bin_dir"), what="cmake could not find " + ", ".join(lacking)
-                )
-            )
+            raise LmgapError(MISSING_HELP.format(what="cmake could not find " + ", ".join(lacking)))
         raise LmgapError(f"cmake could not configure KenLM; see {log.name}")
     _run(["make", f"-j{threads}", *TOOLS], log, "compiling KenLM", cwd=build)
 
@@ -108,7 +104,7 @@ def check_tools(bin_dir):
         if not os.access(path, os.X_OK):
             raise LmgapError(
                 f"kenlm.bin_dir is {bin_dir} but {path} is not an executable; "
-                f"fix kenlm.bin_dir {in_origin('kenlm.bin_dir')} or remove it to let the pipeline build KenLM"
+                f"fix kenlm.bin_dir or remove it to let the pipeline build KenLM"
             )
     return paths
 

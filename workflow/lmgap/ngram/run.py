@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
-from ..errors import LmgapError, in_origin
+from ..errors import LmgapError
 from .output import arpa_header_counts, stderr_tail
 
 
@@ -64,7 +64,7 @@ def train(tools, options, paths, log):
     except OSError as err:
         raise LmgapError(
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
-            f"{in_origin('lmplz.temp_dir')} to a folder you can write to."
+            f" to a folder you can write to."
         ) from None
     lmplz_cmd = lmplz_command(tools["lmplz"], options, f"{tmpdir}/", text)
     try:
@@ -183,25 +183,25 @@ def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
         return (
             f"lmplz could not estimate modified Kneser-Ney discounts for the order-{order} model "
             f"on {text}: the training text is too small or too repetitive. Set "
-            f"lmplz.discount_fallback: true {in_origin('lmplz.discount_fallback')} to pass --discount_fallback."
+            f"lmplz.discount_fallback: true to pass --discount_fallback."
         )
     if "No space left on device" in stderr:
         return (
             f"lmplz ran out of disk space in its temporary folder {tmpdir} while training the "
-            f"order-{order} model; free space there, or point lmplz.temp_dir {in_origin('lmplz.temp_dir')} at a "
+            f"order-{order} model; free space there, or point lmplz.temp_dir at a "
             "disk with room."
         )
     if "exceeds total memory" in stderr:
         return (
             f"lmplz needs more memory than -S {mem_mb}M, what the memory budget leaves it beside "
             f"the order-{order} model, just to hold its vocabulary table; raise memory.budget_mb "
-            f"{in_origin('memory.budget_mb')} (or --resources mem_mb=N)."
+            f" (or --resources mem_mb=N)."
         )
     if "bad_alloc" in stderr or "Cannot allocate memory" in stderr or returncode == -9:
         return (
             f"lmplz ran out of memory (or was killed) training the order-{order} model with "
             f"-S {mem_mb}M: the memory budget is more than this machine "
-            f"can give now. Lower memory.budget_mb {in_origin('memory.budget_mb')} (or --resources mem_mb=N) to "
+            f"can give now. Lower memory.budget_mb (or --resources mem_mb=N) to "
             "what is free, or stop other programs."
         )
     return f"lmplz failed on the order-{order} model; see {log_name}:\n{stderr_tail(stderr)}"
