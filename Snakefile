@@ -49,5 +49,5 @@ rule all:
         rules.plots.output,
         rules.provenance.output,
         rules.gap_table.output if GAP["enabled"] else [],
-        rules.gap_submission.output if GAP["enabled"] and blend_wanted() else [],
+        rules.gap_submission.output if GAP["enabled"] and GAP_SYSTEMS.blend() else [],
         kept_results(),

@@ -129,7 +129,7 @@ def kept_results():
         *expand(rules.install_neural.output.model, neural=NEURAL_TRAINED),
     ]
     if GAP["enabled"]:
-        systems = gap_systems()
+        systems = [system.name for system in GAP_SYSTEMS.all()]
         kept += expand(rules.gap_evaluate.output.metrics, system=systems, split=splits)
         kept += expand(SYSTEM_OUT, system=systems, split=GAP_SPLITS)
     return kept

@@ -186,9 +186,9 @@ rule gap_neural:
         **document_line_for_rescoring(),
         model=neural_model_folder,
         base=lambda wildcards: rules.gap_predictions.output.out.format(
-            context="both", model=rescoring_base(), split=wildcards.split
+            context="both", model=GAP_SYSTEMS.rescoring_base(), split=wildcards.split
         ),
-        fingerprint=scoring_fingerprints(lambda wildcards: [rescoring_base()]),
+        fingerprint=scoring_fingerprints(lambda wildcards: [GAP_SYSTEMS.rescoring_base()]),
     output:
         out="results/gap/both/{neural}/{split}/out.tsv",
         stats="results/gap/stats/both/{neural}/{split}.json",
@@ -306,8 +306,9 @@ rule gap_table:
         submissions=expand(
             SYSTEM_OUT,
             system=[
-                *(member for member in blend_members() if member != "unigram"),
-                *(["both/blend"] if blend_wanted() else []),
+                system.name
+                for system in [*GAP_SYSTEMS.members(), GAP_SYSTEMS.blend()]
+                if system not in (None, BASELINE)
             ],
             split=GAP_SPLITS,
         ),
@@ -324,10 +325,10 @@ rule gap_table:
         code=script_code("gap_table"),
         # For the report's caption: the columns' definitions, from their one source.
         definitions=GAP_TABLE.caption(),
-        systems=gap_table_systems(),
+        systems={system.name: system.described() for system in GAP_SYSTEMS.all()},
         files=gap_table_files(),
         splits=config["eval_splits"],
-        base=rescoring_base(),
+        base=GAP_SYSTEMS.rescoring_base(),
         top_k=GAP["top_k"],
     script:
         "../scripts/gap_table.py"

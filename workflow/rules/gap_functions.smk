@@ -4,14 +4,18 @@ import math
 
 from lmgap.files import read_json
 from lmgap.gap.candidates import index_memory_mb, workers_within
+from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, GapSystems
 from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
 from lmgap.report.gap import TABLE as GAP_TABLE
 
-# Every system's prediction and its summary, whichever rule writes them (gap_predictions,
-# gap_unigram, gap_neural, gap_masked, gap_blend): the one spelling their readers use.
-SYSTEM_OUT = "results/gap/{system}/{split}/out.tsv"
-SYSTEM_STATS = "results/gap/stats/{system}/{split}.json"
+# The systems of the config, as records (lmgap.gap.systems): the n-grams trained on the whole
+# training split, the neural models and the document family.
+GAP_SYSTEMS = GapSystems(
+    {name: MODELS[name] for name in GAP_MODELS},
+    {name: entry["kind"] for name, entry in NEURAL.items()},
+    GAP["document"]["enabled"],
+)
 
 
 def candidates_runtime(wildcards, input):
@@ -48,60 +52,19 @@ def gap_index_mem_mb(wildcards, input, threads):
 def gap_candidates_of(wildcards):
     """An n-gram prediction's candidate sets, for the share of gaps whose word is among them
     (the other systems' recall is of the words they list)."""
-    if system_family(wildcards.system) != "ngram":
+    if GAP_SYSTEMS.named(wildcards.system).family != "ngram":
         return []
     return expand(rules.gap_candidates.output.candidates, split=wildcards.split)
 
 
-def system_family(system):
-    """ngram, neural, document, blend or baseline: what made a system's predictions."""
-    if system == "unigram":
-        return "baseline"
-    name = system.split("/")[1]
-    if name in ("blend", "document"):
-        return name
-    return "neural" if name in NEURAL else "ngram"
-
-
 def system_models(system):
-    """The n-gram models whose binaries a system's predictions come from."""
-    family = system_family(system)
-    if family == "ngram":
-        return [system.split("/")[1]]
-    if family == "neural" and system.split("/")[1] in NEURAL_CAUSAL:
-        return [rescoring_base()]
-    if family == "blend":
-        return [model for member in blend_members() for model in system_models(member)]
-    return []
-
-
-def document_systems(*contexts):
-    """The document family's systems with these contexts, when it is enabled."""
-    if not GAP["document"]["enabled"]:
-        return []
-    return [f"{context}/document" for context in contexts]
-
-
-def gap_neural_models():
-    """The neural models that predict gaps: the masked ones, and the causal ones when an n-gram
-    trained on the whole training split gives them candidates."""
-    return [name for name in sorted(NEURAL) if NEURAL[name]["kind"] == "masked" or GAP_MODELS]
-
-
-def blend_members():
-    """Every system the blend mixes: each n-gram and neural model and the document family with
-    both contexts, and the context-free baseline."""
-    return [*(f"both/{name}" for name in [*GAP_MODELS, *gap_neural_models()]), *document_systems("both"), "unigram"]
+    """The n-gram models whose binaries a system's (named by its wildcard) predictions come from."""
+    return GAP_SYSTEMS.models_of(GAP_SYSTEMS.named(system))
 
 
 def blend_priority(system):
     """BLEND_PATH for the blend and its members, 0 for the rest."""
-    return BLEND_PATH if system == "both/blend" or system in blend_members() else 0
-
-
-def blend_wanted():
-    """A blend needs two members at least (the baseline and one model)."""
-    return len(blend_members()) >= 2
+    return BLEND_PATH if system in {BLEND.name, *(member.name for member in GAP_SYSTEMS.members())} else 0
 
 
 def blend_files(wildcards):
@@ -111,11 +74,11 @@ def blend_files(wildcards):
     split = wildcards.split
     fit_split = split if split in config["eval_splits"] else config["eval_splits"][0]
     return {
-        member: {
-            "out": SYSTEM_OUT.format(system=member, split=split),
-            "fit": rules.gap_evaluate.output.lines.format(system=member, split=fit_split),
+        member.name: {
+            "out": member.out(split),
+            "fit": rules.gap_evaluate.output.lines.format(system=member.name, split=fit_split),
         }
-        for member in blend_members()
+        for member in GAP_SYSTEMS.members()
     }
 
 
@@ -125,52 +88,23 @@ def blend_inputs(wildcards):
     return {"outs": [f["out"] for f in files], "fit": [f["fit"] for f in files]}
 
 
-def gap_systems():
-    """Every scored prediction: each n-gram and the document family with both contexts and with
-    the left alone, each neural model, the blend, and the baseline."""
-    return [
-        *(f"{context}/{model}" for model in GAP_MODELS for context in ("both", "left")),
-        *(f"both/{name}" for name in gap_neural_models()),
-        *document_systems("both", "left"),
-        *(["both/blend"] if blend_wanted() else []),
-        "unigram",
-    ]
-
-
-def gap_table_systems():
-    """{system: what gap.tsv says of it}, in the order of gap_systems()."""
-    described = {}
-    for system in gap_systems():
-        family, name = system_family(system), system.split("/")[-1]
-        described[system] = {
-            "model": name,
-            "family": family,
-            "order": MODELS[name]["order"] if family == "ngram" else None,
-            "context": "none" if system == "unigram" else system.split("/")[0],
-        }
-        if family == "neural":
-            described[system]["kind"] = NEURAL[name]["kind"]
-    return described
-
-
 def gap_timings():
     """(system, split, benchmark file) of every system whose scoring is timed: the n-grams'
     candidate scoring (both contexts at once), the document family's and the neural models' jobs.
     """
     timed = []
-    for system in gap_systems():
-        family, name = system_family(system), system.split("/")[-1]
+    for system in GAP_SYSTEMS.all():
         for split in config["eval_splits"]:
-            if family == "ngram":
-                path = rules.gap_logprobs.benchmark.format(model=name, split=split)
-            elif family == "document":
-                path = rules.gap_document.benchmark.format(context=system.split("/")[0], split=split)
-            elif family == "neural":
-                producer = rules.gap_masked if NEURAL[name]["kind"] == "masked" else rules.gap_neural
-                path = producer.benchmark.format(neural=name, split=split)
+            if system.family == "ngram":
+                path = rules.gap_logprobs.benchmark.format(model=system.model, split=split)
+            elif system.family == "document":
+                path = rules.gap_document.benchmark.format(context=system.context, split=split)
+            elif system.family == "neural":
+                producer = rules.gap_masked if system.kind == "masked" else rules.gap_neural
+                path = producer.benchmark.format(neural=system.model, split=split)
             else:
                 continue
-            timed.append((system, split, path))
+            timed.append((system.name, split, path))
     return timed
 
 
@@ -178,11 +112,12 @@ def gap_table_files():
     """The files gap_table reads, by name: {"metrics", "stats", "seconds": {system: {split:
     path}}, "coverage", "weights": {split: path}} (seconds: the timed systems only)."""
     splits = config["eval_splits"]
+    metrics = rules.gap_evaluate.output.metrics
     per_system = {
-        kind: {
-            system: {split: pattern.format(system=system, split=split) for split in splits} for system in gap_systems()
-        }
-        for kind, pattern in (("metrics", rules.gap_evaluate.output.metrics), ("stats", SYSTEM_STATS))
+        "metrics": {
+            s.name: {split: metrics.format(system=s.name, split=split) for split in splits} for s in GAP_SYSTEMS.all()
+        },
+        "stats": {s.name: {split: s.stats(split) for split in splits} for s in GAP_SYSTEMS.all()},
     }
     per_system["seconds"] = {}
     for system, split, path in gap_timings():
@@ -191,7 +126,8 @@ def gap_table_files():
         **per_system,
         "coverage": {split: rules.gap_candidates.output.coverage.format(split=split) for split in splits},
         "weights": {
-            split: rules.gap_blend.output.weights.format(split=split) for split in (splits if blend_wanted() else [])
+            split: rules.gap_blend.output.weights.format(split=split)
+            for split in (splits if GAP_SYSTEMS.blend() else [])
         },
     }
 
@@ -203,23 +139,15 @@ def gap_table_inputs(wildcards):
 
 def submission_outs():
     """{split: the blend's out.tsv on it} of every predicted split: what the submission holds."""
-    return {split: SYSTEM_OUT.format(system="both/blend", split=split) for split in GAP_SPLITS}
-
-
-def rescoring_base():
-    """The n-gram whose both-context prediction gives the causal models their candidates: the
-    highest unpruned order (the highest order, when every model is pruned)."""
-    if not GAP_MODELS:
-        return None
-    return max(GAP_MODELS, key=lambda name: (not any(MODELS[name]["prune"]), MODELS[name]["order"]))
+    return {split: BLEND.out(split) for split in GAP_SPLITS}
 
 
 def document_line_for_rescoring():
     """{"document": the document family's both-context out.tsv} when the causal models rescore
     its words too, else nothing."""
-    if not document_systems("both") or not GAP["document"]["neural_words"]:
+    if not GAP_SYSTEMS.document or not GAP["document"]["neural_words"]:
         return {}
-    return {"document": lambda wildcards: SYSTEM_OUT.format(system="both/document", split=wildcards.split)}
+    return {"document": lambda wildcards: GAP_SYSTEMS.named("both/document").out(wildcards.split)}
 
 
 def exactly(names):

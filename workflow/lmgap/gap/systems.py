@@ -1,0 +1,116 @@
+"""The gap task's systems: every scored prediction as a record of what makes it (its family, model
+and context) and the files that follow from them. The rules expand these records and never take a
+system's name apart."""
+
+from dataclasses import dataclass
+
+# Every system's prediction and its summary, whichever rule writes them (gap_predictions,
+# gap_unigram, gap_neural, gap_masked, gap_document, gap_blend).
+OUT = "results/gap/{system}/{split}/out.tsv"
+STATS = "results/gap/stats/{system}/{split}.json"
+
+
+@dataclass(frozen=True)
+class System:
+    """family: ngram, neural, document, blend or baseline; model: the model's name (document,
+    blend and unigram for the families of one system); context: both, left, or none (the
+    baseline's); order: an n-gram's; kind: a neural model's, causal or masked."""
+
+    family: str
+    model: str
+    context: str
+    order: int | None = None
+    kind: str | None = None
+
+    @property
+    def name(self):
+        """The {system} wildcard and its folder: context/model, or the baseline's model alone."""
+        return self.model if self.context == "none" else f"{self.context}/{self.model}"
+
+    def out(self, split):
+        return OUT.format(system=self.name, split=split)
+
+    def stats(self, split):
+        return STATS.format(system=self.name, split=split)
+
+    def described(self):
+        """What gap.tsv says of it."""
+        row = {"model": self.model, "family": self.family, "order": self.order, "context": self.context}
+        return {**row, "kind": self.kind} if self.family == "neural" else row
+
+
+BASELINE = System("baseline", "unigram", "none")
+BLEND = System("blend", "blend", "both")
+
+
+class GapSystems:
+    """The systems a config asks for. ngrams: {name: options with order and prune} of the n-grams
+    trained on the whole training split (the candidates come from all of it); neural: {name: kind}
+    of the neural models; document: whether the document family is on."""
+
+    def __init__(self, ngrams, neural, document):
+        self.ngrams, self.neural, self.document = dict(ngrams), dict(neural), document
+
+    def _ngram(self, name, context):
+        return System("ngram", name, context, order=self.ngrams[name]["order"])
+
+    def _documents(self, *contexts):
+        return [System("document", "document", context) for context in contexts] if self.document else []
+
+    def predicting_neural(self):
+        """The neural models that predict gaps: the masked ones, and the causal ones when an n-gram
+        gives them candidates to rescore."""
+        return [name for name in sorted(self.neural) if self.neural[name] == "masked" or self.ngrams]
+
+    def _neural(self):
+        return [System("neural", name, "both", kind=self.neural[name]) for name in self.predicting_neural()]
+
+    def members(self):
+        """Every system the blend mixes: each n-gram and neural model and the document family with
+        both contexts, and the context-free baseline."""
+        return [
+            *(self._ngram(name, "both") for name in sorted(self.ngrams)),
+            *self._neural(),
+            *self._documents("both"),
+            BASELINE,
+        ]
+
+    def blend(self):
+        """The blend, which needs two members at least (the baseline and one model), or None."""
+        return BLEND if len(self.members()) >= 2 else None
+
+    def all(self):
+        """Every scored prediction, in gap.tsv's order of families: each n-gram and the document
+        family with both contexts and with the left alone, each neural model, the blend, and the
+        baseline."""
+        return [
+            *(self._ngram(name, context) for name in sorted(self.ngrams) for context in ("both", "left")),
+            *self._neural(),
+            *self._documents("both", "left"),
+            *([BLEND] if self.blend() else []),
+            BASELINE,
+        ]
+
+    def named(self, name):
+        """The system of a {system} wildcard."""
+        systems = {system.name: system for system in self.all()}
+        if name not in systems:
+            raise KeyError(f"{name} is no gap system of the current config (systems: {', '.join(systems)})")
+        return systems[name]
+
+    def rescoring_base(self):
+        """The n-gram whose both-context prediction gives the causal models their candidates: the
+        highest unpruned order (the highest order, when every model is pruned); None without one."""
+        if not self.ngrams:
+            return None
+        return max(self.ngrams, key=lambda name: (not any(self.ngrams[name]["prune"]), self.ngrams[name]["order"]))
+
+    def models_of(self, system):
+        """The n-gram models whose binaries a system's predictions come from."""
+        if system.family == "ngram":
+            return [system.model]
+        if system.family == "neural" and system.kind == "causal":
+            return [self.rescoring_base()]
+        if system.family == "blend":
+            return [model for member in self.members() for model in self.models_of(member)]
+        return []
