@@ -1,7 +1,8 @@
 """A result follows the code that made it: an edit to a module reruns the jobs whose scripts import
 it, directly or through other modules, and what depends on their outputs; a touch reruns nothing.
-Each case edits a copy of the repository and reruns a copy of one finished run with it; which jobs
-ran is read from the run's own logs."""
+Each case edits a copy of the repository, one module per wing, each edit told apart by jobs that
+only it reruns, and reruns a copy of one finished run with it; which jobs ran is read from the
+run's own logs."""
 
 import json
 
@@ -28,69 +29,68 @@ EVALUATE = {"gap_evaluate": 7}
 
 @pytest.fixture
 def rerun_edited(neural_run_copy):
-    """rerun_edited(module, text): a copy of the finished run rerun by a copy of the repository in
-    which workflow/MODULE ends with text; the jobs that ran, by rule, the run's working folder and
-    the repository's copy."""
+    """rerun_edited({module: text}): a copy of the finished run rerun by a copy of the repository
+    in which each workflow/MODULE ends with its text; the jobs that ran, by rule, the run's
+    working folder and the repository's copy."""
 
-    def rerun(module, text=EDIT):
+    def rerun(edits):
         run = neural_run_copy()
         repo = copy_of_repository(run.parent / "repo")
-        path = repo / "workflow" / module
-        path.write_text(path.read_text() + text)
+        for module, text in edits.items():
+            path = repo / "workflow" / module
+            path.write_text(path.read_text() + text)
         return run_pipeline(run, None, repo=repo).jobs, run, repo
 
     return rerun
 
 
-def test_an_edit_to_the_tables_code_reruns_the_tables_that_import_it_and_no_model(rerun_edited):
-    # perplexity_table, cost_table and gap_table import it; the comparison and the plots read
-    # perplexity.tsv.
-    ran, run, repo = rerun_edited("lmgap/report/perplexity.py")
-    assert ran == {"perplexity_table": 1, "cost_table": 1, "gap_table": 1, "comparison_table": 1, "plots": 1, **RECORD}
-    # The record names the edited code, which is no git checkout.
-    made = json.loads((run / "results/provenance.json").read_text())["lmgap"]
-    assert made["code"] == package_code(repo / "workflow") != package_code()
-    assert made["commit"] is None and made["uncommitted_changes"] is None
-
-
-def test_an_edit_to_the_gap_metric_rescores_every_prediction_and_predicts_none_again(rerun_edited):
-    # GEval's arithmetic: every system's scores, the blend's fit and the neural rescoring (which
-    # computes its n-gram base's share with it), then the gap table.
-    ran, _, _ = rerun_edited("lmgap/gap/geval.py")
-    assert ran == {**EVALUATE, "gap_blend": 1, "gap_neural": 1, "gap_table": 1, **RECORD}
-
-
-def test_an_edit_to_the_neural_window_rescores_the_neural_model_without_training_it(rerun_edited):
-    ran, _, _ = rerun_edited("lmgap/neural/window.py")
+def test_edits_to_the_fetch_the_training_and_the_neural_window_rerun_each_its_own_jobs(rerun_edited):
+    # One edit per wing, each told apart by jobs no other edit reruns.
+    ran, _, _ = rerun_edited(
+        {"lmgap/corpus/fetch.py": EDIT, "lmgap/ngram/run.py": EDIT, "lmgap/neural/window.py": EDIT}
+    )
     assert ran == {
+        # The fetch brings the same files: their fingerprints stop it there.
+        **CORPUS,
+        # run.py trains: the model is trained again and put in place. Trained to the same bytes, it
+        # is the model its scores and gap predictions were made from: they stand.
+        "train": 1,
+        "install_model": 1,
+        "model_fingerprint": 1,
+        # The window rescores the neural model without training it, and what reads its scores.
         "score_neural": 1,
         "gap_neural": 1,
         "gap_evaluate": 2,
         "gap_blend": 1,
         "gap_table": 1,
+        # The tables read the models' files, their training's cost and the neural scores.
         **TABLES,
         **RECORD,
     }
 
 
-def test_an_edit_to_the_training_code_retrains_and_rescores_nothing_it_trains_the_same(rerun_edited):
-    ran, _, _ = rerun_edited("lmgap/ngram/run.py")
-    # run.py trains: the model is trained again and put in place. Trained to the same bytes, it is
-    # the model its scores and gap predictions were made from: they stand, and the tables that
-    # read its files and its training's cost are written again.
-    assert ran == {"train": 1, "install_model": 1, "model_fingerprint": 1, **TABLES, **RECORD}
-
-
-def test_an_edit_to_the_fetch_refetches_and_redoes_nothing_the_same_bytes_feed(rerun_edited):
-    # The fetch brings the same files: their fingerprints stop it there.
-    ran, _, _ = rerun_edited("lmgap/corpus/fetch.py")
-    assert ran == {**CORPUS, **RECORD}
-
-
-def test_a_comment_is_an_edit_too(rerun_edited):
-    # Content is what counts: the digest does not tell comments from code.
-    ran, _, _ = rerun_edited("lmgap/report/table.py", "\n# a comment\n")
-    assert ran["perplexity_table"] == 1 and "train" not in ran
+def test_the_gap_metric_and_a_comment_in_the_tables_code_rerun_what_imports_them(rerun_edited):
+    # GEval's arithmetic: every system's scores, the blend's fit and the neural rescoring (which
+    # computes its n-gram base's share with it), then the gap table; no prediction is made again.
+    # A comment is an edit too (the digest does not tell comments from code): perplexity_table,
+    # cost_table and gap_table import the module, and the comparison and the plots read
+    # perplexity.tsv.
+    ran, run, repo = rerun_edited({"lmgap/gap/geval.py": EDIT, "lmgap/report/perplexity.py": "\n# a comment\n"})
+    assert ran == {
+        **EVALUATE,
+        "gap_blend": 1,
+        "gap_neural": 1,
+        "gap_table": 1,
+        "perplexity_table": 1,
+        "cost_table": 1,
+        "comparison_table": 1,
+        "plots": 1,
+        **RECORD,
+    }
+    # The record names the edited code, which is no git checkout.
+    made = json.loads((run / "results/provenance.json").read_text())["lmgap"]
+    assert made["code"] == package_code(repo / "workflow") != package_code()
+    assert made["commit"] is None and made["uncommitted_changes"] is None
 
 
 def test_touching_every_file_reruns_nothing(neural_run_copy):
