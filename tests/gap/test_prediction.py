@@ -12,7 +12,8 @@ import pytest
 
 from lmgap.corpus.rebuild import read_contexts, rebuild_split
 from lmgap.gap import candidates
-from lmgap.gap.candidates import CandidateSets, build_candidates, line_spans, write_candidates
+from lmgap.gap.candidate_sets import CandidateSets
+from lmgap.gap.candidates import build_candidates, line_spans, write_candidates
 from lmgap.gap.lines import format_line, read_gaps
 from lmgap.gap.coverage import share
 from lmgap.gap.geval import score_files

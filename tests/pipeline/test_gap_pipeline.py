@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from conftest import benchmark_record, demo_corpus, jobs_planned, read_table, run_pipeline
-from lmgap.gap.candidates import CandidateSets, index_memory_mb
+from lmgap.gap.candidate_sets import CandidateSets
+from lmgap.gap.candidates import index_memory_mb
 from lmgap.gap.heldout import read_heldout
 from lmgap.gap.lines import read_gaps
 

@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-from ..atomic import atomic_path, write_json
+from ..atomic import write_json
+from .candidate_sets import CandidateSets
 from .coverage import measure
 from .heldout import read_heldout
 from .lines import decoded, read_gaps
@@ -353,48 +354,6 @@ def _newlines(handle, length):
         count += block.count(b"\n")
         length -= len(block)
     return count
-
-
-class CandidateSets:
-    """Every gap's candidate words (bytes) and source flags, as one file stores them."""
-
-    def __init__(self, words, offsets, ids, flags):
-        self.words, self.offsets, self.ids, self.flags = words, offsets, ids, flags
-
-    def __len__(self):
-        return len(self.offsets) - 1
-
-    def of(self, gap):
-        """(word ids, flags) of one gap (from 0); ids index self.words."""
-        start, end = self.offsets[gap], self.offsets[gap + 1]
-        return self.ids[start:end], self.flags[start:end]
-
-    def subset(self, gaps):
-        """The candidate sets of some gaps, with a vocabulary of just their words."""
-        parts = [self.of(gap) for gap in gaps]
-        ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        flags = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.uint8)
-        used, local = np.unique(ids, return_inverse=True)
-        offsets = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts]))).astype(np.int64)
-        return CandidateSets([self.words[w] for w in used.tolist()], offsets, local.astype(np.int32), flags)
-
-    def save(self, path):
-        """One .npz file; the words are joined by newlines, which no token holds."""
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as handle:
-                np.savez(
-                    handle,
-                    offsets=self.offsets,
-                    ids=self.ids,
-                    flags=self.flags,
-                    words=np.frombuffer(b"\n".join(self.words), dtype=np.uint8),
-                )
-
-    @classmethod
-    def load(cls, path):
-        with np.load(path) as data:
-            words = data["words"].tobytes().split(b"\n") if len(data["words"]) else []
-            return cls(words, data["offsets"], data["ids"], data["flags"])
 
 
 def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers=1):

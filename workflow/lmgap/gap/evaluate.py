@@ -1,7 +1,7 @@
 """Score predictions against a split's gap words: GEval's metrics and how often the word was a candidate."""
 
 from ..atomic import atomic_open, write_json
-from .candidates import CandidateSets
+from .candidate_sets import CandidateSets
 from .coverage import variant_words
 from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lines
 

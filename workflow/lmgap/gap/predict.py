@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import LmgapError
 from ..models import damaged_model_advice
-from .candidates import CandidateSets
+from .candidate_sets import CandidateSets
 from .lines import decoded, read_gaps
 from .scores import save_scores
 

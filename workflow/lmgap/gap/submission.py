@@ -9,7 +9,7 @@ import numpy as np
 
 from ..corpus.rebuild import read_contexts
 from ..files import read_json
-from .candidates import CandidateSets
+from .candidate_sets import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
 from .lines import decoded, format_line, write_out
