@@ -106,7 +106,8 @@ rule provenance:
         tools=list(every_kenlm_tool().values()),
         fingerprint=all_fingerprints,
     output:
-        provenance="results/provenance.json",
+        # In the report too: the run's own record of what made its results.
+        provenance=report("results/provenance.json", caption="../report/provenance.rst", category="Run"),
     log:
         "logs/provenance/provenance.log",
     conda:
@@ -126,11 +127,6 @@ rule provenance:
         experiment=experiment_settings(),
     script:
         "../scripts/provenance.py"
-
-
-# The report's opening (workflow/report/workflow.rst) names the code that made the results, from
-# their provenance record: Snakemake renders it with the config alone.
-config["made_by"] = made_by(rules.provenance.output.provenance)
 
 
 rule document_tables:

@@ -4,7 +4,6 @@ from lmgap.report.comparison import TABLE as COMPARISON_TABLE
 from lmgap.report.cost import TABLE as COST_TABLE
 from lmgap.report.documents import DECADES_TABLE, HARDEST_TABLE
 from lmgap.report.perplexity import TABLE as PERPLEXITY_TABLE
-from lmgap.report.provenance import made_by
 
 
 def scored_files(kind):

@@ -33,19 +33,6 @@ def checkout(root):
     return {"commit": head_commit(root), "uncommitted_changes": uncommitted_changes(root)}
 
 
-def made_by(path):
-    """What a provenance record says made the results, in a phrase (None before the first run)."""
-    try:
-        lmgap = read_json(path)["lmgap"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    phrase = f"lmgap {lmgap['version']} (code {lmgap['code']})"
-    if lmgap.get("commit"):
-        changes = " with uncommitted changes" if lmgap.get("uncommitted_changes") else ""
-        phrase += f" at git commit {lmgap['commit'][:12]}{changes}"
-    return phrase
-
-
 def _version(package):
     try:
         return metadata.version(package)
