@@ -50,7 +50,11 @@ def describe(provenance, weights):
     if "both/document" in members:
         families.append("the words of each gap's own page (a cache)")
     families.append("the context-free gap-word unigram")
-    commit = f" at git commit {lmgap['commit'][:12]}" if lmgap.get("commit") else ""
+    commit = ""
+    if lmgap.get("commit"):
+        # What is sent to the leaderboard says what the record says of the checkout.
+        changes = " with uncommitted changes" if lmgap.get("uncommitted_changes") else ""
+        commit = f" at git commit {lmgap['commit'][:12]}{changes}"
     description = (
         f"Blend of {'; '.join(families)}; weights by EM on {experiment['eval_splits'][0]}'s gaps "
         f"(cross-fitted there, all of them for test-A) (lmgap {lmgap['version']}{commit})"
@@ -75,6 +79,7 @@ def write_submission(outs, weights_path, provenance_path, out_folder):
     params["lmgap.code"] = provenance["lmgap"]["code"]
     if provenance["lmgap"].get("commit"):
         params["lmgap.commit"] = provenance["lmgap"]["commit"]
+        params["lmgap.uncommitted_changes"] = bool(provenance["lmgap"].get("uncommitted_changes"))
     for split, path in outs.items():
         with atomic_path(Path(out_folder) / split / "out.tsv") as tmp:
             shutil.copyfile(path, tmp)
