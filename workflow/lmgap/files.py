@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from .errors import LmgapError
+
 
 def sha256(path):
     """Hex sha256 of a file's bytes, read in blocks."""
@@ -16,10 +18,20 @@ def sha256(path):
     return digest.hexdigest()
 
 
+class DamagedRecord(LmgapError, ValueError):
+    """A record of the pipeline's own that does not read as JSON (a job killed while writing
+    elsewhere, a disk that filled up, a hand edit); a ValueError, as json's own error is."""
+
+
 def read_json(path):
-    """A JSON file's content."""
+    """A JSON file's content; a damaged one is named, with the fix."""
     with open(path) as handle:
-        return json.load(handle)
+        try:
+            return json.load(handle)
+        except ValueError as err:
+            raise DamagedRecord(
+                f"{path} is damaged ({err}): delete it, and run the pipeline again to write it anew"
+            ) from None
 
 
 def count_newlines(handle):

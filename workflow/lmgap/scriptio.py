@@ -38,6 +38,10 @@ def run(snakemake, main):
             log.write(f"\nERROR: {err}\n")
             print(f"\nlmgap error in rule {snakemake.rule}: {err}\n", file=console)
             sys.exit(1)
+        except KeyboardInterrupt:
+            # Ctrl-C stops Snakemake and its jobs alike: an interrupt, not a crash to trace.
+            log.write("\nInterrupted.\n")
+            sys.exit(130)
         except Exception:
             traceback.print_exc(file=log)
             raise

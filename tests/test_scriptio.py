@@ -1,0 +1,39 @@
+"""What a job's entry point shows the user: a damaged record of ours named with its fix, and an
+interrupt as an interrupt, not a crash."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from lmgap.files import DamagedRecord, read_json
+from lmgap.scriptio import run
+
+
+def job(tmp_path):
+    return SimpleNamespace(log=[str(tmp_path / "job.log")], rule="perplexity_table", output=[])
+
+
+def test_a_damaged_record_is_named_with_the_fix_in_one_line(tmp_path, capsys):
+    record = tmp_path / "ngram_counts.json"
+    record.write_text('{"orders": [1, 2')
+    with pytest.raises(DamagedRecord, match=r"ngram_counts.json is damaged \(.*\): delete it, and run the pipeline"):
+        read_json(record)
+    # Still a ValueError, as json's own error is, for the readers that take a damaged record as none.
+    with pytest.raises(ValueError):
+        read_json(record)
+    with pytest.raises(SystemExit) as stopped:
+        run(job(tmp_path), lambda log: read_json(record))
+    said = capsys.readouterr().err
+    assert stopped.value.code == 1
+    assert f"lmgap error in rule perplexity_table: {record} is damaged" in said and "Traceback" not in said
+
+
+def test_an_interrupt_stops_the_job_without_a_traceback(tmp_path, capsys):
+    def interrupted(log):
+        raise KeyboardInterrupt
+
+    with pytest.raises(SystemExit) as stopped:
+        run(job(tmp_path), interrupted)
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "job.log").read_text().strip() == "Interrupted."
