@@ -1,6 +1,15 @@
-"""gonito.yaml says of the code what the run's record says: the commit, and uncommitted changes."""
+"""gonito.yaml says of the code what the run's record says, and `lmgap submit` copies a submission
+only into a clone of the corpus it predicted, losing nothing of the clone's own."""
 
-from lmgap.gap.gonito import describe
+import json
+import lzma
+import subprocess
+
+import pytest
+
+from lmgap.errors import LmgapError
+from lmgap.files import sha256
+from lmgap.gap.gonito import copy_into, describe, write_submission
 
 EXPERIMENT = {"eval_splits": ["dev-0"], "neural": {}}
 WEIGHTS = {"weights": {"both/o3": 0.6, "unigram": 0.4}}
@@ -13,3 +22,69 @@ def test_the_description_names_the_commit_and_says_when_the_checkout_had_changes
     edited, _ = describe({"experiment": EXPERIMENT, "lmgap": {**lmgap, "uncommitted_changes": True}}, WEIGHTS)
     assert clean.endswith("(lmgap 0.1.0 at git commit e4b787da9743)")
     assert edited.endswith("(lmgap 0.1.0 at git commit e4b787da9743 with uncommitted changes)")
+
+
+def xz(path, lines):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with lzma.open(path, "wt") as handle:
+        handle.write("".join(f"x\t{line}\tleft\tright\n" for line in lines))
+
+
+def git(clone, *args):
+    subprocess.run(["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True)
+
+
+@pytest.fixture
+def submission_and_clone(tmp_path):
+    """A submission of dev-0 and test-A made by write_submission from a run's record, and a git
+    clone of the corpus it predicted."""
+    clone = tmp_path / "clone"
+    for split in ("dev-0", "test-A"):
+        xz(clone / split / "in.tsv.xz", ["a", "b"])
+    git(clone, "init", "-q")
+    git(clone, "add", ".")
+    git(clone, "commit", "-qm", "the challenge")
+    outs = {}
+    for split in ("dev-0", "test-A"):
+        outs[split] = tmp_path / f"{split}.out.tsv"
+        outs[split].write_text("the:0.5 :0.5\nof:0.5 :0.5\n")
+    files = {f"{split}/in.tsv.xz": {"sha256": sha256(clone / split / "in.tsv.xz")} for split in outs}
+    (tmp_path / "provenance.json").write_text(
+        json.dumps(
+            {"experiment": EXPERIMENT, "lmgap": {"version": "0.1.0", "code": "c0de"}, "corpus": {"files": files}}
+        )
+    )
+    (tmp_path / "weights.json").write_text(json.dumps(WEIGHTS))
+    write_submission(outs, tmp_path / "weights.json", tmp_path / "provenance.json", tmp_path / "submission")
+    return tmp_path / "submission", clone
+
+
+def test_a_clone_whose_split_is_not_the_one_predicted_is_refused_by_its_digest(submission_and_clone):
+    submission, clone = submission_and_clone
+    # The same number of lines, other words: the line count cannot tell.
+    xz(clone / "test-A/in.tsv.xz", ["c", "d"])
+    git(clone, "commit", "-qam", "another test-A")
+    with pytest.raises(LmgapError, match=r"test-A/in.tsv.xz is not the test-A/in.tsv.xz the submission predicted"):
+        copy_into(submission, clone)
+    assert not (clone / "gonito.yaml").exists() and not (clone / "dev-0/out.tsv").exists()
+
+
+def test_the_clone_s_own_uncommitted_work_is_never_overwritten(submission_and_clone):
+    submission, clone = submission_and_clone
+    (clone / "dev-0/out.tsv").write_text("my notes\n")
+    with pytest.raises(LmgapError, match=r"dev-0/out.tsv holds changes that are not committed"):
+        copy_into(submission, clone)
+    assert (clone / "dev-0/out.tsv").read_text() == "my notes\n" and not (clone / "gonito.yaml").exists()
+    # Committed, git keeps it: the copy replaces it.
+    git(clone, "add", "dev-0/out.tsv")
+    git(clone, "commit", "-qm", "notes")
+    copied = copy_into(submission, clone)
+    assert [str(path) for path in copied] == ["gonito.yaml", "dev-0/out.tsv", "test-A/out.tsv"]
+    assert (clone / "dev-0/out.tsv").read_bytes() == (submission / "dev-0/out.tsv").read_bytes()
+
+
+def test_a_split_the_pipeline_does_not_predict_is_named_as_such(submission_and_clone):
+    submission, clone = submission_and_clone
+    xz(clone / "test-B/in.tsv.xz", ["a", "b"])
+    with pytest.raises(LmgapError, match=r"has test-B/in.tsv.xz, a split the pipeline does not predict"):
+        copy_into(submission, clone)

@@ -190,8 +190,14 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
     assert sorted(str(p.relative_to(submission)) for p in submission.rglob("*") if p.is_file()) == [
         "dev-0/out.tsv",
         "gonito.yaml",
+        "inputs.json",
         "test-A/out.tsv",
     ]
+    # What lmgap submit checks a clone against: the predicted splits' in.tsv.xz as the run read them.
+    manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())["files"]
+    assert json.loads((submission / "inputs.json").read_text()) == {
+        name: manifest[name]["sha256"] for name in ("dev-0/in.tsv.xz", "test-A/in.tsv.xz")
+    }
     assert (submission / "test-A/out.tsv").read_bytes() == (gap / "both/blend/test-A/out.tsv").read_bytes()
     manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())
     assert manifest["files"]["test-A/in.tsv.xz"]["lines"] == 70 and "test-A/expected.tsv" not in manifest["files"]
@@ -203,6 +209,7 @@ def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_c
     assert sorted(str(p.relative_to(submission)) for p in submission.rglob("*") if p.is_file()) == [
         "dev-0/out.tsv",
         "gonito.yaml",
+        "inputs.json",
     ]
     out = submission / "dev-0/out.tsv"
     assert out.read_bytes() == (work / "results/gap/both/blend/dev-0/out.tsv").read_bytes()
@@ -229,6 +236,8 @@ def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_c
     # lmgap submit copies it into a clone of the challenge and says how to send it.
     clone = tmp_path / "clone"
     subprocess.run(["cp", "-r", str(demo_run / "corpus"), str(clone)], check=True)
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", "-C", str(clone), *command], check=True)
     done = subprocess.run(
         [LMGAP, "submit", str(clone), "--submission", str(submission)], capture_output=True, text=True
     )

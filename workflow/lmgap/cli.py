@@ -3,6 +3,7 @@
 import argparse
 import shlex
 import sys
+from pathlib import Path
 
 from .errors import LmgapError
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
@@ -20,6 +21,12 @@ def score(args):
 
 def submit(args):
     files = copy_into(args.submission, args.clone)
+    if not (Path(args.clone) / ".git").exists():
+        print(
+            f"copied {', '.join(map(str, files))} into {args.clone}, which is no git repository: gonito "
+            "takes a submission as a git push from a clone of the challenge"
+        )
+        return
     print(f"copied {', '.join(map(str, files))} into {args.clone}; to send them:")
     clone = shlex.quote(str(args.clone))
     print(f"  cd {clone} && git add {' '.join(shlex.quote(str(path)) for path in files)}")

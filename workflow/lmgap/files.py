@@ -51,6 +51,13 @@ def uncommitted_changes(root):
     return bool(done.stdout.strip()) if done and done.returncode == 0 else None
 
 
+def committed_unchanged(root, relative):
+    """Whether a file of a git work tree is tracked and as its commit has it (False outside git)."""
+    tracked = _git(root, "ls-files", "--error-unmatch", "--", str(relative))
+    changed = _git(root, "status", "--porcelain", "--", str(relative))
+    return bool(tracked and tracked.returncode == 0 and changed and changed.returncode == 0 and not changed.stdout)
+
+
 def _git(root, *args):
     # Only the work tree's own repository: a plain folder inside another one is no checkout.
     if not (Path(root) / ".git").exists():

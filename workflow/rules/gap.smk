@@ -286,6 +286,8 @@ rule gap_submission:
     output:
         outs=expand("results/submission/{split}/out.tsv", split=GAP_SPLITS),
         gonito="results/submission/gonito.yaml",
+        # The sha256 of each predicted split's in.tsv.xz, which lmgap submit checks the clone's against.
+        inputs="results/submission/inputs.json",
     log:
         "logs/gap_submission/gap_submission.log",
     conda:

@@ -8,12 +8,17 @@ from pathlib import Path
 
 import yaml
 
-from ..atomic import atomic_open, atomic_path
+from ..atomic import atomic_open, atomic_path, write_json
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
-from ..files import count_newlines, read_json
+from ..files import committed_unchanged, count_newlines, read_json, sha256
 
 YAML = "gonito.yaml"
+# Beside the submission, never copied: the sha256 of each predicted split's in.tsv.xz, from the
+# run's record, for lmgap submit to check the clone's against.
+INPUTS = "inputs.json"
+# The splits the pipeline predicts (the schema's scored splits and test-A).
+PREDICTABLE = ("dev-0", "dev-1", "test-A")
 # Settings of the provenance record's experiment that say nothing of the submission: where the
 # corpus and a user's neural model were read from (paths of this machine) and the bootstrap
 # behind the comparison table.
@@ -83,6 +88,10 @@ def write_submission(outs, weights_path, provenance_path, out_folder):
     for split, path in outs.items():
         with atomic_path(Path(out_folder) / split / "out.tsv") as tmp:
             shutil.copyfile(path, tmp)
+    files = provenance["corpus"]["files"]
+    write_json(
+        {f"{split}/in.tsv.xz": files[f"{split}/in.tsv.xz"]["sha256"] for split in outs}, Path(out_folder) / INPUTS
+    )
     with atomic_open(Path(out_folder) / YAML) as handle:
         yaml.safe_dump({"description": description, "tags": tags, "params": params}, handle, sort_keys=False)
 
@@ -92,7 +101,10 @@ def submission_files(folder):
     names (a folder left by an earlier config is not the submission's)."""
     folder = Path(folder)
     if not (folder / YAML).is_file():
-        raise LmgapError(f"{folder} holds no {YAML}: run the pipeline first (snakemake --cores 8) to write it")
+        raise LmgapError(
+            f"{folder.resolve()} holds no {YAML}: run lmgap submit in the folder the pipeline ran in, or "
+            "give --submission its results/submission; a run writes it (snakemake --cores 8)"
+        )
     with open(folder / YAML) as handle:
         splits = str(yaml.safe_load(handle)["params"][SPLITS]).split(",")
     return [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
@@ -109,6 +121,12 @@ def copy_into(folder, clone):
         path.parent.name for path in clone.glob("*/in.tsv.xz") if re.match(r"(dev|test)-", path.parent.name)
     )
     for wanted in scored:
+        if wanted not in PREDICTABLE:
+            raise LmgapError(
+                f"{clone} has {wanted}/in.tsv.xz, a split the pipeline does not predict (it predicts "
+                f"{', '.join(PREDICTABLE)}): give a clone of this challenge, or remove {wanted}/ if it is "
+                "not the challenge's"
+            )
         if wanted not in predicted:
             setting = "corpus.test_a: true" if wanted == "test-A" else f"{wanted} among eval_splits"
             raise LmgapError(
@@ -131,7 +149,42 @@ def copy_into(folder, clone):
                 "the submission was made on another version of the corpus; point corpus.source at this "
                 "clone and rerun the pipeline"
             )
+    check_predicted_inputs(folder, clone, [relative.parent for relative in files[1:]])
+    check_nothing_of_the_clone_s_own_is_lost(folder, clone, files)
     for relative in files:
         with atomic_path(clone / relative) as tmp:
             shutil.copyfile(folder / relative, tmp)
     return files
+
+
+def check_predicted_inputs(folder, clone, splits):
+    """Each split's in.tsv.xz in the clone is the one the run predicted, by sha256."""
+    if not (folder / INPUTS).is_file():
+        raise LmgapError(
+            f"{folder} has no {INPUTS}, the record of the inputs it predicted: run the pipeline again "
+            "(snakemake --cores 8) to write the submission anew"
+        )
+    predicted = read_json(folder / INPUTS)
+    for split in splits:
+        name = f"{split}/in.tsv.xz"
+        found = sha256(clone / name)
+        if found != predicted.get(name):
+            raise LmgapError(
+                f"{clone / name} is not the {name} the submission predicted (sha256 {found}, the run's "
+                f"record: {predicted.get(name)}): point corpus.source at this clone and rerun the "
+                "pipeline; nothing was copied"
+            )
+
+
+def check_nothing_of_the_clone_s_own_is_lost(folder, clone, files):
+    """A file the copy would replace is the submission's already, or committed in the clone's git
+    (which keeps it): anything else is work of the user's own."""
+    for relative in files:
+        target = clone / relative
+        if not target.is_file() or target.read_bytes() == (folder / relative).read_bytes():
+            continue
+        if not committed_unchanged(clone, relative):
+            raise LmgapError(
+                f"{target} holds changes that are not committed in a git repository, which the copy "
+                "would lose: commit it or move it away, then run lmgap submit again; nothing was copied"
+            )
