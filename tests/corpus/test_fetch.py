@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from lmgap.corpus.fetch import fetch_corpus, required_files, write_fingerprint, write_manifest
+from lmgap.corpus.fetch import fetch_corpus, read_gap_words, required_files, write_fingerprint, write_manifest
 from lmgap.errors import LmgapError
 from generate_corpus import MarkovSource, write_corpus
 
@@ -182,3 +182,19 @@ def test_corrupt_xz_is_reported(tmp_path, corpus_repo):
     (repo / "train/in.tsv.xz").write_bytes(data[: len(data) // 2])
     with pytest.raises(LmgapError, match="train/in.tsv.xz is corrupt or truncated"):
         fetch(tmp_path, str(repo))
+
+
+@pytest.mark.parametrize(
+    "word",
+    [b"new york", b"</s>", b"<unk>", b"<s>", b"a\x00b", b"line\\nbreak", b"car\rriage", b"tab\x0bbed"],
+    ids=["space", "end", "unk", "start", "nul", "escaped-newline", "carriage-return", "vertical-tab"],
+)
+def test_a_gap_word_the_rebuilt_text_does_not_hold_as_one_word_is_warned_about(tmp_path, word):
+    expected = tmp_path / "expected.tsv"
+    expected.write_bytes(b"the\n" + word + b"\nof\n")
+    warnings, not_utf8 = read_gap_words(expected, "dev-0/expected.tsv")
+    assert not_utf8 == [] and len(warnings) == 1
+    assert warnings[0].startswith("dev-0/expected.tsv has gap words the rebuilt text does not hold as one word, line 2")
+    # Words the text keeps as they are, punctuation and capitals among them, are no warning.
+    expected.write_bytes(b"The\nU.S.,\n<b>\n")
+    assert read_gap_words(expected, "dev-0/expected.tsv") == ([], [])

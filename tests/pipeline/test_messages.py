@@ -74,7 +74,7 @@ def test_a_byte_order_mark_and_empty_or_spaced_gap_words_are_warned_about(tmp_pa
     warnings = (
         f"{named} begins with a byte-order mark, which becomes part of its first gap word",
         f"{named} has empty lines, gaps without a word: line 5, 10",
-        f"{named} has gap words holding a space, line 7: the text takes each as two words",
+        f"{named} has gap words the rebuilt text does not hold as one word, line 7 (a space,",
     )
     for warning in warnings:
         assert warning in done.stderr and warning in run_log(work)

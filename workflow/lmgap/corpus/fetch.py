@@ -14,7 +14,7 @@ from ..atomic import temporary_sibling, write_json
 from ..errors import LmgapError
 from ..files import count_newlines, head_commit, read_json, sha256
 from .place import is_url
-from .rebuild import header_path, split_columns, year_column
+from .rebuild import clean, header_path, split_columns, year_column
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
@@ -220,10 +220,11 @@ def lines_sha256(path):
 def read_gap_words(path, name):
     """One pass over an expected.tsv: what is accepted but likely a mistake (a byte-order mark,
     which becomes part of the first gap word for KenLM and GEval alike; empty lines, gaps without a
-    word; gap words holding a space, two words in the text and one word no prediction can match),
+    word; gap words the rebuilt text does not hold as that one word, such as two words, `</s>` or
+    a NUL byte, which no prediction can match),
     as warnings; and the lines that are not UTF-8, which the text takes as bytes but GEval cannot
     read: [(line, byte offset, reason)]."""
-    warnings, empty, spaced, not_utf8 = [], [], [], []
+    warnings, empty, changed, not_utf8 = [], [], [], []
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if number == 1 and line.startswith(b"\xef\xbb\xbf"):
@@ -234,19 +235,22 @@ def read_gap_words(path, name):
             word = line.rstrip(b"\r\n")
             if not word:
                 empty.append(number)
-            elif b" " in word:
-                spaced.append(number)
+            # The rebuild's own cleaning, which KenLM's text gets: a word it changes is not the word
+            # the models see.
+            elif clean(word).split() != [word]:
+                changed.append(number)
             try:
                 word.decode("utf-8")
             except UnicodeDecodeError as err:
                 not_utf8.append((number, err.start, err.reason))
     if empty:
         warnings.append(f"{name} has empty lines, gaps without a word: line {_first_lines(empty)}")
-    if spaced:
+    if changed:
         warnings.append(
-            f"{name} has gap words holding a space, line {_first_lines(spaced)}: the text takes each as "
-            "two words, and the gap task scores it as one word no prediction can match; a gap word is "
-            "one whitespace token: fix those lines"
+            f"{name} has gap words the rebuilt text does not hold as one word, line {_first_lines(changed)} "
+            "(a space, an escaped \\n, <s>, </s>, <unk> or a control character in it): the text takes each "
+            "as other words or none, and the gap task scores it as one word no prediction can match; a "
+            "gap word is one whitespace token of plain text: fix those lines"
         )
     return warnings, not_utf8
 
