@@ -40,6 +40,7 @@ def independent_description(path):
 
 def fetch(tmp_path, source, commit=None, required=REQUIRED):
     """The corpus steps: fetch and check, each split's fingerprint, and the manifest."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     with open(tmp_path / "fetch.log", "w") as log:
         fetch_corpus(source, commit, tmp_path / "clone", required, tmp_path / "fetched.json", log)
     for split in sorted({name.split("/")[0] for name in required}):
@@ -198,3 +199,24 @@ def test_a_gap_word_the_rebuilt_text_does_not_hold_as_one_word_is_warned_about(t
     # Words the text keeps as they are, punctuation and capitals among them, are no warning.
     expected.write_bytes(b"The\nU.S.,\n<b>\n")
     assert read_gap_words(expected, "dev-0/expected.tsv") == ([], [])
+
+
+def test_an_expected_tsv_a_line_short_is_one_error_at_the_fetch_naming_both_files(tmp_path, corpus_repo):
+    repo, _, _ = corpus_repo
+    expected = repo / "dev-0/expected.tsv"
+    expected.write_bytes(b"".join(expected.read_bytes().splitlines(keepends=True)[:-1]))
+    with pytest.raises(LmgapError) as err:
+        fetch(tmp_path / "work", str(repo))
+    assert str(err.value).startswith(
+        f"{repo}/dev-0/expected.tsv has 11 lines but {repo}/dev-0/in.tsv.xz has 12: give each in.tsv line"
+    )
+    # Nothing recorded: no job after the fetch starts.
+    assert not (tmp_path / "work/fetched.json").exists()
+
+
+def test_a_last_gap_word_without_its_line_end_is_a_line_all_the_same(tmp_path, corpus_repo):
+    repo, _, _ = corpus_repo
+    expected = repo / "dev-0/expected.tsv"
+    expected.write_bytes(expected.read_bytes().removesuffix(b"\n"))
+    manifest = fetch(tmp_path / "work", str(repo))
+    assert manifest["files"]["dev-0/expected.tsv"]["lines"] == manifest["files"]["dev-0/in.tsv.xz"]["lines"] == 12

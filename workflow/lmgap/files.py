@@ -39,6 +39,14 @@ def count_newlines(handle):
     return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
 
 
+def count_text_lines(handle):
+    """The lines of a binary stream as a reader takes them: a last line without its end counts."""
+    lines, last = 0, b"\n"
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        lines, last = lines + block.count(b"\n"), block[-1:]
+    return lines + (last != b"\n")
+
+
 def head_commit(root):
     """The commit a git work tree is at, or None for a plain directory (or without git)."""
     done = _git(root, "rev-parse", "HEAD")

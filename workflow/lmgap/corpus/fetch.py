@@ -12,9 +12,9 @@ from urllib.parse import urlparse
 
 from ..atomic import temporary_sibling, write_json
 from ..errors import LmgapError
-from ..files import count_newlines, head_commit, read_json, sha256
+from ..files import count_text_lines, head_commit, read_json, sha256
 from .place import is_url
-from .rebuild import clean, header_path, split_columns, year_column
+from .rebuild import clean, header_path, line_count_mismatch, split_columns, year_column
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
@@ -93,12 +93,41 @@ def clone(source, commit, dest, log):
         raise
 
 
+def check_line_counts(root, described):
+    """Each split's expected.tsv has a line per line of its in.tsv.xz: checked at the fetch, so
+    that one error names both files, and a blank line that shifts them, before any job reads them."""
+    for name in described:
+        if not name.endswith("/expected.tsv"):
+            continue
+        split = name.removesuffix("expected.tsv")
+        gaps, lines = described[name]["lines"], described[f"{split}in.tsv.xz"]["lines"]
+        if gaps == lines:
+            continue
+        blank = first_blank_line(Path(root) / name)
+        if not blank and (blank := first_blank_line(Path(root) / f"{split}in.tsv.xz")):
+            raise LmgapError(
+                f"{root}/{split}in.tsv.xz line {blank} is blank, which shifts its {lines} lines against "
+                f"the {gaps} of {split}expected.tsv: remove that line (each line is a document)"
+            )
+        raise line_count_mismatch(f"{root}/{split}", gaps, lines, blank)
+
+
+def first_blank_line(path):
+    """The number of a file's (decompressed) first empty line, or None."""
+    opener = lzma.open if Path(path).suffix == ".xz" else open
+    with opener(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.rstrip(b"\r\n"):
+                return number
+    return None
+
+
 def describe_file(path):
     """sha256 of the file's bytes and the number of lines of its (decompressed) text."""
     opener = lzma.open if path.suffix == ".xz" else open
     try:
         with opener(path, "rb") as text:
-            lines = count_newlines(text)
+            lines = count_text_lines(text)
     except (lzma.LZMAError, EOFError) as err:
         raise LmgapError(f"{path} is corrupt or truncated ({err}); fetch the corpus again") from None
     return {"sha256": sha256(path), "lines": lines}
@@ -299,6 +328,8 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
         if not root.is_dir():
             raise LmgapError(f"corpus.source {source} is not a directory; give a git URL or a local copy of the corpus")
     check_files(root, required)
+    described = {name: describe_file(root / name) for name in sorted(required)}
+    check_line_counts(root, described)
     splits = sorted({name.split("/")[0] for name in required})
     prints = {split: fingerprint(root, split, required) for split in splits}
     warnings, not_utf8 = [], {}
@@ -315,6 +346,7 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
         "commit": head_commit(root),
         "root": str(root),
         "files": sorted(required),
+        "described": described,
         "splits": prints,
         "warnings": warnings,
         "not_utf8": not_utf8,
@@ -335,9 +367,9 @@ def write_fingerprint(record_path, split, out_path, scored_for_gaps=False):
 def write_manifest(record_path, manifest_path):
     """The fetch record with the sha256 and line count of every file used."""
     record = read_json(record_path)
-    root = Path(record["root"])
-    manifest = {**record, "files": {name: describe_file(root / name) for name in record["files"]}}
-    del manifest["splits"]
-    manifest.pop("not_utf8", None)
+    # The sha256 and line count of every file, as the fetch described them.
+    manifest = {**record, "files": record["described"]}
+    for key in ("described", "splits", "not_utf8"):
+        manifest.pop(key, None)
     write_json(manifest, manifest_path)
     return manifest
