@@ -1,11 +1,12 @@
-"""What a job's entry point shows the user: a damaged record of ours named with its fix, and an
-interrupt as an interrupt, not a crash."""
+"""What the user is told of a job or a run: a damaged record of ours named with its fix, an
+interrupt as an interrupt, not a crash, and a table an earlier configuration left as such."""
 
 from types import SimpleNamespace
 
 import pytest
 
 from lmgap.files import DamagedRecord, read_json
+from lmgap.preflight import other_models_warning
 from lmgap.scriptio import run
 
 
@@ -37,3 +38,14 @@ def test_an_interrupt_stops_the_job_without_a_traceback(tmp_path, capsys):
     assert stopped.value.code == 130
     assert capsys.readouterr().err == ""
     assert (tmp_path / "job.log").read_text().strip() == "Interrupted."
+
+
+def test_a_table_of_other_models_than_the_config_s_is_named(tmp_path):
+    table = tmp_path / "perplexity.tsv"
+    table.write_text("model\tsplit\no3-frac0.0001\tdev-0\n")
+    assert other_models_warning(table, ["o3", "o4"]) == (
+        f"{table} holds the rows of another configuration (o3-frac0.0001), not this one's (o3, o4): this run "
+        "did not write it again; see what stopped it"
+    )
+    assert other_models_warning(table, ["o3-frac0.0001"]) is None
+    assert other_models_warning(tmp_path / "none.tsv", ["o3"]) is None

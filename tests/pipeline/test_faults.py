@@ -406,3 +406,31 @@ def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_mode
     # The rerun does only the gap task.
     rerun = set(run_pipeline(work, None).jobs)
     assert {"gap_candidates", "gap_table"} <= rerun and not {"train", "query", "perplexity_table"} & rerun
+
+
+def test_a_table_left_by_another_configuration_is_named_when_a_run_stops_short_of_it(tmp_path, kenlm_bin):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for tool in ("query", "build_binary"):
+        (tools / tool).symlink_to(kenlm_bin / tool)
+    (tools / "lmplz").symlink_to(kenlm_bin / "lmplz")
+    corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=300, dev_sentences=20)
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(tools)},
+        "gap": {"enabled": False},
+    }
+    work = tmp_path / "work"
+    run_pipeline(work, config, PERPLEXITY_TABLE)
+    # Another configuration, whose training fails: the table of the first stays, and is named.
+    (tools / "lmplz").unlink()
+    (tools / "lmplz").write_text("#!/bin/bash\necho broken >&2\nexit 1\n")
+    (tools / "lmplz").chmod(0o755)
+    failed = run_pipeline(work, {**config, "orders": [2]}, PERPLEXITY_TABLE, check=False)
+    said = failed.stdout + failed.stderr
+    assert failed.returncode != 0 and "Error in rule train" in said
+    assert (
+        "lmgap warning: results/tables/perplexity.tsv holds the rows of another configuration (o3), not this "
+        "one's (o2): this run did not write it again" in said
+    )

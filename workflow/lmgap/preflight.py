@@ -2,6 +2,7 @@
 onstart), at its end, and the few cheap looks a parse in the main process takes at this folder
 (reading, never writing: a parse also runs for a dry run, a lint and a report)."""
 
+import csv
 import os
 import tempfile
 from pathlib import Path
@@ -82,6 +83,22 @@ def corpus_warnings(record_path, source):
         if not path.is_file() or path.stat().st_mtime > written:
             return []
     return record.get("warnings", [])
+
+
+def other_models_warning(table_path, models):
+    """A table whose rows are of other models than the config's (models: the names its rows
+    should have): a run that stopped before writing it again left an earlier configuration's."""
+    try:
+        with open(table_path, newline="") as handle:
+            found = {row["model"] for row in csv.DictReader(handle, delimiter="\t")}
+    except (OSError, KeyError, csv.Error):
+        return None
+    if found == set(models):
+        return None
+    return (
+        f"{table_path} holds the rows of another configuration ({', '.join(sorted(found)) or 'none'}), not "
+        f"this one's ({', '.join(sorted(models))}): this run did not write it again; see what stopped it"
+    )
 
 
 def stale_tables_warning(provenance_path, manifest_path):

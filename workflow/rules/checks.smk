@@ -10,6 +10,7 @@ from lmgap.preflight import (
     check_records_writable,
     check_writable,
     corpus_warnings,
+    other_models_warning,
     set_aside,
     stale_tables_warning,
 )
@@ -78,6 +79,15 @@ def trained_counts():
     return {model: path for model, path in paths.items() if Path(path).is_file()}
 
 
+def tables_of_other_models():
+    """Warnings for the tables whose rows are not the config's models: left by an earlier run
+    where this one stopped (or was limited to targets) before writing them again."""
+    tables = {rules.perplexity_table.output.tsv: [*MODELS, *NEURAL_CAUSAL]}
+    if GAP["enabled"]:
+        tables[rules.gap_table.output.tsv] = {system.model for system in GAP_SYSTEMS.all()}
+    return [other_models_warning(path, models) for path, models in tables.items() if Path(path).is_file()]
+
+
 WARNED = set()
 
 
@@ -122,8 +132,10 @@ onstart:
 onsuccess:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, "results/corpus/manifest.json")])
+    warn(tables_of_other_models())
     warn([fallback_note(fallback_discounts(trained_counts()))])
 
 
 onerror:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
+    warn(tables_of_other_models())
