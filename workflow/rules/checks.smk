@@ -42,8 +42,8 @@ def config_warnings():
     if NEURAL_CAUSAL and GAP["enabled"] and not GAP_MODELS:
         yield (
             f"the causal neural models {', '.join(NEURAL_CAUSAL)} rescore the gap candidates of an "
-            "n-gram trained on the whole training split, and train_fraction has no 1.0 "
-            f": they predict no gaps; add 1.0 to train_fraction"
+            "n-gram trained on the whole training split, and train_fraction has no 1.0: "
+            "they predict no gaps; add 1.0 to train_fraction"
         )
     if NEURAL_MASKED and not GAP["enabled"]:
         yield (

@@ -176,7 +176,7 @@ def check_files(root, required):
         raise LmgapError(
             f"the corpus at {root} lacks test-A/expected.tsv, which eval_splits asks for: the challenge "
             "keeps test-A's gap words hidden, so test-A cannot be scored; remove test-A from eval_splits "
-            f" (corpus.test_a: true still predicts its gaps)"
+            "(corpus.test_a: true still predicts its gaps)"
         )
     if missing and len(missing) == len(required):
         raise LmgapError(

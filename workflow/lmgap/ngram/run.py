@@ -64,7 +64,7 @@ def train(tools, options, paths, log):
     except OSError as err:
         raise LmgapError(
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
-            f" to a folder you can write to."
+            "to a folder you can write to."
         ) from None
     lmplz_cmd = lmplz_command(tools["lmplz"], options, f"{tmpdir}/", text)
     try:
@@ -195,7 +195,7 @@ def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
         return (
             f"lmplz needs more memory than -S {mem_mb}M, what the memory budget leaves it beside "
             f"the order-{order} model, just to hold its vocabulary table; raise memory.budget_mb "
-            f" (or --resources mem_mb=N)."
+            "(or --resources mem_mb=N)."
         )
     if "bad_alloc" in stderr or "Cannot allocate memory" in stderr or returncode == -9:
         return (
