@@ -62,6 +62,8 @@ def test_a_home_folder_in_a_path_is_expanded():
     assert config["corpus"]["source"] == f"{home}/corpus" and config["kenlm"]["bin_dir"] == f"{home}/kenlm/bin"
     assert config["lmplz"]["temp_dir"] == f"{home}/tmp"
     assert validate_config({"corpus": {"source": "file:///~x"}}, SCHEMA)["corpus"]["source"] == "file:///~x"
+    # `~` alone, quoted in config.yaml or given with --config, is the home folder, not null.
+    assert validate_config({"kenlm": {"bin_dir": "~"}}, SCHEMA)["kenlm"]["bin_dir"] == home
 
 
 @pytest.mark.pipeline

@@ -52,7 +52,8 @@ def _scalar(value, schema):
             return value
     if "boolean" in kinds and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    if "null" in kinds and value in ("null", "~", "None"):
+    # (Not `~`, which in a path means the home folder.)
+    if "null" in kinds and value in ("null", "None"):
         return None
     return value
 
