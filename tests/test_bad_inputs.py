@@ -97,7 +97,8 @@ def dotted(path):
 CLASSES = sorted({what for _, schema in settings() for what, _ in bad_values(schema)})
 
 
-def test_every_setting_is_generated():
+def test_every_setting_is_generated_and_described():
+    assert [dotted(path) for path, schema in settings() if "description" not in schema] == []
     paths = {dotted(path) for path, _ in settings()}
     assert {"orders", "gap.top_k", "lmplz.prune", "corpus.commit", f"neural.{NEURAL}.train.steps"} <= paths
     assert set(CLASSES) >= {"wrong type", "below its minimum", "above its maximum", "not one of its values", "empty"}
@@ -105,14 +106,15 @@ def test_every_setting_is_generated():
 
 @pytest.mark.parametrize("what", CLASSES)
 def test_each_class_of_bad_value_is_named_by_its_key_with_what_the_setting_takes(what):
-    cases = [(path, value) for path, schema in settings() for kind, value in bad_values(schema) if kind == what]
+    cases = [(path, schema, value) for path, schema in settings() for kind, value in bad_values(schema) if kind == what]
     assert cases
-    for path, value in cases:
+    for path, schema, value in cases:
         with pytest.raises(LmgapError) as err:
             validate_config(nested(path, value), SCHEMA_PATH)
         said = str(err.value)
         assert said.startswith(f"config: {dotted(path)}"), said
-        assert FIX.search(said), said
+        # What to give: the refused setting's own description, no other's.
+        assert said.endswith(f"; give what {path[-1]} takes: {schema['description']}"), said
 
 
 @pytest.mark.pipeline

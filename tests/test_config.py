@@ -44,6 +44,13 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"lmplz": {"prune": [[0, 0, 1], [0, 0, 1]]}}, "lmplz.prune", "each listed once"),
         ({"comparison": {"resamples": 10}}, "comparison.resamples", "10 is less than the minimum of 100"),
         ({"neural": {"O5": {"train": {}}}}, "neural", "give what a name under neural takes: lower-case letters"),
+        # A section's own description, and a setting's own, never the section's above it.
+        ({"corpus": "x"}, "corpus", "is not of type 'object'; give what corpus takes: where the challenge's corpus"),
+        (
+            {"neural": {"small": {"train": {"layers": 0}}}},
+            "neural.small.train.layers",
+            "takes: the transformer's layers",
+        ),
     ],
 )
 def test_a_bad_value_is_named_by_its_key_with_what_the_setting_takes(config, key, says):

@@ -116,20 +116,23 @@ def refusal(error, schema):
     where = f"config: {path.lstrip('.') or '(top level)'}"
     if error.validator == "additionalProperties":
         return f"{where}: {error.message}; remove it, or use one of the keys known there: {', '.join(known)}"
-    described, node, key = None, schema, None
+    # The description of the setting refused and of no other: each step into a setting (a key, a
+    # name of a mapping of names, its entry) starts afresh; its items and alternative forms do not.
+    described, node, key, previous = None, schema, None, None
     for part in error.absolute_schema_path:
-        if not isinstance(node, (dict, list)):
-            break
-        node = node[part]
-        if part == "propertyNames":
-            key = f"a name under {key}"
-        elif isinstance(part, str) and part not in ("properties", "items", "anyOf"):
-            key = part
+        node = node[part] if isinstance(node, (dict, list)) else None
+        if previous == "properties":
+            key, described = part, None
+        elif part == "propertyNames":
+            key, described = f"a name under {key}", None
+        elif part == "additionalProperties":
+            key, described = f"an entry of {key}", None
         if isinstance(node, dict) and "description" in node:
-            described = (key, node["description"])
+            described = node["description"]
+        previous = part
     if described is None:
-        return f"{where}: {error.message}"
-    return f"{where}: {error.message}; give what {described[0]} takes: {described[1]}"
+        return f"{where}: {error.message}; give what its comment in config.yaml describes"
+    return f"{where}: {error.message}; give what {key} takes: {described}"
 
 
 def check_prune(prune, orders):
