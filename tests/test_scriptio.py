@@ -5,7 +5,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from lmgap.errors import LmgapError
 from lmgap.files import DamagedRecord, read_json
+from lmgap.neural.settings import saved_config
 from lmgap.preflight import other_models_warning
 from lmgap.scriptio import run
 
@@ -49,3 +51,10 @@ def test_a_table_of_other_models_than_the_config_s_is_named(tmp_path):
     )
     assert other_models_warning(table, ["o3-frac0.0001"]) is None
     assert other_models_warning(tmp_path / "none.tsv", ["o3"]) is None
+
+
+def test_a_damaged_config_json_of_the_user_s_model_is_not_called_ours_to_delete(tmp_path):
+    (tmp_path / "config.json").write_text('{"n_positions": 10')
+    with pytest.raises(LmgapError, match=r"config.json is not valid JSON \(.*\): save the model again") as err:
+        saved_config(tmp_path)
+    assert "delete" not in str(err.value)

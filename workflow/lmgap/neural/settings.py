@@ -1,10 +1,10 @@
 """The neural models a config asks for, each with its evaluation window settled."""
 
+import json
 import os
 from pathlib import Path
 
 from ..errors import LmgapError
-from ..files import read_json
 from .model import check_model_folder
 from .window import check_window
 
@@ -22,8 +22,14 @@ def default_batch_size(vocab_size, max_length):
 
 
 def saved_config(folder):
-    """(context length or None, vocabulary size) from a saved model's config.json."""
-    config = read_json(Path(folder) / "config.json")
+    """(context length or None, vocabulary size) from a saved model's config.json (the user's
+    file, not a record of the pipeline's: a damaged one is re-saved, not deleted)."""
+    path = Path(folder) / "config.json"
+    try:
+        with open(path) as handle:
+            config = json.load(handle)
+    except ValueError as err:
+        raise LmgapError(f"{path} is not valid JSON ({err}): save the model again with save_pretrained") from None
     context = next((int(config[key]) for key in CONTEXT_KEYS if config.get(key)), None)
     if context and config.get("model_type") in OFFSET_POSITIONS:
         # RoBERTa's positions start after its padding index: 514 embeddings read 512 tokens.
