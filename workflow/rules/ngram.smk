@@ -43,8 +43,9 @@ rule train:
     priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
         "../../envs/kenlm.yaml"
-    # One thread: lmplz keeps about one core busy, and build_binary, streaming its model, mostly
-    # waits for it.
+    # One thread, though lmplz's sorting threads and build_binary parsing as it streams keep 1.5
+    # to 1.7 cores busy (BENCHMARKS.md): counted as two, --cores 2 would run one train job at a
+    # time, where two keep both cores 95% busy. On SLURM, --set-threads train=2 asks for two.
     resources:
         mem_mb=train_mem_mb,
         runtime=train_runtime,
