@@ -225,18 +225,18 @@ def check_xz(path):
     )
 
 
-def fingerprint(root, split, required):
+def fingerprint(root, split, described):
     """What a split's text and its documents' years depend on: the sha256 of each of its files
-    (of expected.tsv's lines, see lines_sha256), what the in-header.tsv describing them decides
-    (the column count, and which column is the year), and nothing of where they are: renaming
-    another column changes nothing."""
-    names = sorted(name for name in required if name.startswith(f"{split}/"))
+    (described: the fetch's sha256 of each; expected.tsv's of its lines, see lines_sha256), what
+    the in-header.tsv describing them decides (the column count, and which column is the year),
+    and nothing of where they are: renaming another column changes nothing."""
+    names = sorted(name for name in described if name.startswith(f"{split}/"))
     split_dir = Path(root) / split
     header = None
     if header_path(split_dir):
         header = {"columns": split_columns(split_dir), "year_column": year_column(split_dir)}
     digests = {
-        name: lines_sha256(Path(root) / name) if name.endswith("expected.tsv") else sha256(Path(root) / name)
+        name: lines_sha256(Path(root) / name) if name.endswith("expected.tsv") else described[name]["sha256"]
         for name in names
     }
     return {"split": split, "files": digests, "in-header.tsv": header}
@@ -334,7 +334,7 @@ def fetch_corpus(source, commit, clone_dir, required, record_path, log):
     described = {name: describe_file(root / name) for name in sorted(required)}
     check_line_counts(root, described)
     splits = sorted({name.split("/")[0] for name in required})
-    prints = {split: fingerprint(root, split, required) for split in splits}
+    prints = {split: fingerprint(root, split, described) for split in splits}
     warnings, not_utf8 = [], {}
     for name in required:
         if name.endswith("expected.tsv"):
