@@ -3,6 +3,7 @@ blend's members and the n-gram binaries each prediction comes from, spelled out 
 
 import pytest
 
+from lmgap.errors import LmgapError
 from lmgap.gap.systems import BASELINE, GapSystems, System
 
 NGRAMS = {
@@ -41,7 +42,7 @@ def test_every_system_of_a_config_in_the_table_s_order_with_its_files():
         "kind": "causal",
     }
     assert BASELINE.described() == {"model": "unigram", "family": "baseline", "order": None, "context": "none"}
-    with pytest.raises(KeyError, match="left/small is no gap system"):
+    with pytest.raises(LmgapError, match="left/small is no gap system"):
         systems.named("left/small")
 
 

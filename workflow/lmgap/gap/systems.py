@@ -4,6 +4,8 @@ system's name apart."""
 
 from dataclasses import dataclass
 
+from ..errors import LmgapError
+
 # Every system's prediction and its summary, whichever rule writes them (gap_predictions,
 # gap_unigram, gap_neural, gap_masked, gap_document, gap_blend).
 OUT = "results/gap/{system}/{split}/out.tsv"
@@ -95,7 +97,7 @@ class GapSystems:
         """The system of a {system} wildcard."""
         systems = {system.name: system for system in self.all()}
         if name not in systems:
-            raise KeyError(f"{name} is no gap system of the current config (systems: {', '.join(systems)})")
+            raise LmgapError(f"{name} is no gap system of the current config (systems: {', '.join(systems)})")
         return systems[name]
 
     def rescoring_base(self):
