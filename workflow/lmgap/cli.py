@@ -3,9 +3,9 @@
 import argparse
 import shlex
 import sys
-from pathlib import Path
 
 from .errors import LmgapError
+from .files import head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
 from .gap.gonito import copy_into
 
@@ -21,7 +21,7 @@ def score(args):
 
 def submit(args):
     files = copy_into(args.submission, args.clone)
-    if not (Path(args.clone) / ".git").exists():
+    if head_commit(args.clone) is None:
         print(
             f"copied {', '.join(map(str, files))} into {args.clone}, which is no git repository: gonito "
             "takes a submission as a git push from a clone of the challenge"
