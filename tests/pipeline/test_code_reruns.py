@@ -1,8 +1,8 @@
 """A result follows the code that made it: an edit to a module reruns the jobs whose scripts import
 it, directly or through other modules, and what depends on their outputs; a touch reruns nothing.
-Each case edits a copy of the repository, one module per wing, each edit told apart by jobs that
-only it reruns, and reruns a copy of one finished run with it; which jobs ran is read from the
-run's own logs."""
+Each case edits a copy of the repository, one module per wing (where two wings share a run, each is
+told apart by jobs only it reruns), and reruns a copy of one finished run with it; which jobs ran is
+read from the run's own logs."""
 
 import json
 
@@ -44,26 +44,31 @@ def rerun_edited(neural_run_copy):
     return rerun
 
 
-def test_edits_to_the_fetch_the_training_and_the_neural_window_rerun_each_its_own_jobs(rerun_edited):
-    # One edit per wing, each told apart by jobs no other edit reruns.
-    ran, _, _ = rerun_edited(
-        {"lmgap/corpus/fetch.py": EDIT, "lmgap/ngram/run.py": EDIT, "lmgap/neural/window.py": EDIT}
-    )
+def test_edits_to_the_fetch_and_the_training_rerun_each_its_own_jobs_and_no_score(rerun_edited):
+    # Two wings, whose reruns share no job: each is told apart, and neither rescores anything.
+    ran, _, _ = rerun_edited({"lmgap/corpus/fetch.py": EDIT, "lmgap/ngram/run.py": EDIT})
     assert ran == {
         # The fetch brings the same files: their fingerprints stop it there.
         **CORPUS,
         # run.py trains: the model is trained again and put in place. Trained to the same bytes, it
-        # is the model its scores and gap predictions were made from: they stand.
+        # is the model its scores and gap predictions were made from: they stand, and the tables
+        # that read its files and its training's cost are written again.
         "train": 1,
         "install_model": 1,
         "model_fingerprint": 1,
-        # The window rescores the neural model without training it, and what reads its scores.
+        **TABLES,
+        **RECORD,
+    }
+
+
+def test_an_edit_to_the_neural_window_rescores_the_neural_model_without_training_it(rerun_edited):
+    ran, _, _ = rerun_edited({"lmgap/neural/window.py": EDIT})
+    assert ran == {
         "score_neural": 1,
         "gap_neural": 1,
         "gap_evaluate": 2,
         "gap_blend": 1,
         "gap_table": 1,
-        # The tables read the models' files, their training's cost and the neural scores.
         **TABLES,
         **RECORD,
     }
