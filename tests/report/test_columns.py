@@ -10,7 +10,6 @@ import readme_tables
 from conftest import REPO, read_table
 from lmgap.report import cost, documents, gap, perplexity
 
-pytestmark = pytest.mark.pipeline
 
 # The README and the pages it links.
 DOCS = (REPO / "README.md").read_text() + "".join(path.read_text() for path in sorted((REPO / "docs").glob("*.md")))
@@ -77,6 +76,7 @@ def defined(definitions, column):
     return definitions.get(column) or definitions.get(re.sub(r"_\d+$", "_k", column))
 
 
+@pytest.mark.pipeline
 def test_every_column_the_tables_have_is_defined_and_nothing_else(demo_run):
     work = demo_run / "work"
     for table, definitions in TABLES.items():
@@ -96,6 +96,7 @@ def test_the_docs_column_tables_are_the_tables_declarations():
     assert "| `oov_rate` | the OOV rate, `oovs / tokens` (One Billion Word benchmark convention" in DOCS
 
 
+@pytest.mark.pipeline
 def test_the_markdown_notes_show_each_headline_with_its_own_sentence(demo_run):
     tables = demo_run / "work/results/tables"
     # By hand, the mutation the declaration guards against: gap.md once printed LogLossHashed's
@@ -113,6 +114,7 @@ def test_the_markdown_notes_show_each_headline_with_its_own_sentence(demo_run):
             assert f"- **{headline}** (`{column.name}`): {column.definition}." in note, (table.file, column.name)
 
 
+@pytest.mark.pipeline
 def test_the_report_captions_carry_the_definitions(demo_run):
     html = (demo_run / "work/results/report.html").read_text()
     # Each column's name, as the caption's reStructuredText renders a literal.

@@ -14,9 +14,8 @@ from lmgap.report.documents import HARDEST_TABLE
 from lmgap.report.perplexity import markdown
 from lmgap.report.table import Column, Table
 
-pytestmark = pytest.mark.pipeline
 
-
+@pytest.mark.pipeline
 def test_figures_undefined_when_every_word_is_unseen_show_a_dash(demo_run):
     frame = pd.read_csv(
         demo_run / "work/results/tables/perplexity.tsv", sep="\t", keep_default_na=False, na_values=[""]
@@ -46,6 +45,7 @@ def test_a_cell_holding_quotes_reads_back_as_it_was_and_as_pandas_writes_it():
     assert text == written.getvalue()
 
 
+@pytest.mark.pipeline
 def test_a_missing_full_order_hit_ratio_shows_a_dash(demo_run):
     frame = pd.read_csv(
         demo_run / "work/results/tables/perplexity.tsv", sep="\t", keep_default_na=False, na_values=[""]
