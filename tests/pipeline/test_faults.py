@@ -100,8 +100,9 @@ BROKEN = {
 }
 
 
-@pytest.mark.parametrize("step", sorted(BROKEN))
-def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenlm_bin, step):
+def perplexity_run_with_own_tools(tmp_path, kenlm_bin):
+    """KenLM's tools linked into a folder of the test's (for a broken one to replace), a small
+    corpus, orders 3 without the gap task, run to the perplexity table: (tools, config, work)."""
     tools = tmp_path / "tools"
     tools.mkdir()
     for tool in ("lmplz", "query", "build_binary"):
@@ -116,14 +117,25 @@ def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenl
     work = tmp_path / "work"
     # The runs target the perplexity table: what they hold is the model, not the report.
     run_pipeline(work, config, PERPLEXITY_TABLE)
+    return tools, config, work
+
+
+def broken_tool(tools, tool, script):
+    """Replace a linked tool by a bash script."""
+    (tools / tool).unlink()
+    (tools / tool).write_text("#!/bin/bash\n" + script + "\n")
+    (tools / tool).chmod(0o755)
+
+
+@pytest.mark.parametrize("step", sorted(BROKEN))
+def test_a_train_job_that_fails_keeps_the_model_it_was_to_replace(tmp_path, kenlm_bin, step):
+    tools, config, work = perplexity_run_with_own_tools(tmp_path, kenlm_bin)
     model = work / "results/models/o3"
     kept = {path.name: (path.stat().st_ino, path.read_bytes()) for path in model.iterdir()}
     # The tool is replaced (so the model is due again) by one that fails at this step; the
     # retraining, with keep_arpa on, writes the ARPA file too.
     tool, script = BROKEN[step]
-    (tools / tool).unlink()
-    (tools / tool).write_text("#!/bin/bash\n" + script.format(real=kenlm_bin / tool) + "\n")
-    (tools / tool).chmod(0o755)
+    broken_tool(tools, tool, script.format(real=kenlm_bin / tool))
     again = {**config, "keep_arpa": True}
     failed = run_pipeline(work, again, PERPLEXITY_TABLE, check=False)
     assert failed.returncode != 0 and "Error in rule train" in failed.stdout + failed.stderr
@@ -409,24 +421,9 @@ def test_a_failed_gap_job_costs_neither_the_perplexity_tables_nor_the_other_mode
 
 
 def test_a_table_left_by_another_configuration_is_named_when_a_run_stops_short_of_it(tmp_path, kenlm_bin):
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    for tool in ("query", "build_binary"):
-        (tools / tool).symlink_to(kenlm_bin / tool)
-    (tools / "lmplz").symlink_to(kenlm_bin / "lmplz")
-    corpus = demo_corpus(tmp_path / "corpus", seed=8, train_sentences=300, dev_sentences=20)
-    config = {
-        "corpus": {"source": str(corpus)},
-        "orders": [3],
-        "kenlm": {"bin_dir": str(tools)},
-        "gap": {"enabled": False},
-    }
-    work = tmp_path / "work"
-    run_pipeline(work, config, PERPLEXITY_TABLE)
+    tools, config, work = perplexity_run_with_own_tools(tmp_path, kenlm_bin)
     # Another configuration, whose training fails: the table of the first stays, and is named.
-    (tools / "lmplz").unlink()
-    (tools / "lmplz").write_text("#!/bin/bash\necho broken >&2\nexit 1\n")
-    (tools / "lmplz").chmod(0o755)
+    broken_tool(tools, "lmplz", "echo broken >&2\nexit 1")
     failed = run_pipeline(work, {**config, "orders": [2]}, PERPLEXITY_TABLE, check=False)
     said = failed.stdout + failed.stderr
     assert failed.returncode != 0 and "Error in rule train" in said
