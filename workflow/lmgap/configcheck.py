@@ -106,8 +106,8 @@ def validate_config(config, schema_path):
 
 
 def refusal(error, schema):
-    """The key a value came in at, what is wrong with it, and the description of the setting
-    nearest it in the schema, which says what it takes; an unknown key, the keys known there."""
+    """The key a value came in at, what is wrong with it, and the refused setting's own
+    description in the schema, which says what it takes; an unknown key, the keys known there."""
     parts = list(error.absolute_path)
     known = error.schema.get("properties", {})
     if error.validator == "additionalProperties":
