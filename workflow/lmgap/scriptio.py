@@ -31,7 +31,7 @@ def run(snakemake, main):
                     raise
                 raise LmgapError(
                     f"{err.name} is not installed (make run leaves the neural models' packages out), "
-                    f"and the config's neural: asks for a model: install them with "
+                    "and the config's neural: asks for a model: install them with "
                     f"{NEURAL_INSTALL}, or set neural: {{}}"
                 ) from None
         except LmgapError as err:

@@ -25,9 +25,7 @@ def config_warnings():
     """What the config asks for that is accepted but likely a mistake."""
     physical_mb = physical_memory_mb()
     if not ON_CLUSTER and MEMORY_BUDGET_MB > physical_mb:
-        fix = (
-            "give --resources mem_mb a smaller N" if BUDGET_FROM == "--resources mem_mb" else f"lower memory.budget_mb"
-        )
+        fix = "give --resources mem_mb a smaller N" if BUDGET_FROM == "--resources mem_mb" else "lower memory.budget_mb"
         yield (
             f"the memory budget of {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}) is above this machine's "
             f"{physical_mb:,} MB of memory: jobs it admits together may be killed for want "
@@ -48,7 +46,7 @@ def config_warnings():
     if NEURAL_MASKED and not GAP["enabled"]:
         yield (
             f"the masked models {', '.join(NEURAL_MASKED)} only predict gaps, and gap.enabled is "
-            f"false: they do nothing; set it true, or remove them"
+            "false: they do nothing; set it true, or remove them"
         )
 
 

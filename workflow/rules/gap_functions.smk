@@ -34,8 +34,8 @@ def check_gap_index_fits(size_mb):
         raise WorkflowError(
             f"Counting the gaps' candidates in the training text ({size_mb:,.0f} MB) needs about "
             f"{need:,} MB, more than the memory budget of {MEMORY_BUDGET_MB:,} MB. Raise "
-            f"memory.budget_mb (or --resources mem_mb=N), or set gap.enabled: "
-            f"false."
+            "memory.budget_mb (or --resources mem_mb=N), or set gap.enabled: "
+            "false."
         )
     return need
 

@@ -73,7 +73,7 @@ elif workflow.is_main_process:
 if MEMORY_BUDGET_MB < LMPLZ_MIN_MB:
     raise WorkflowError(
         f"The memory budget of {MEMORY_BUDGET_MB} MB is below the {LMPLZ_MIN_MB} MB lmplz "
-        f"needs to start. Raise memory.budget_mb (or --resources mem_mb=N)."
+        "needs to start. Raise memory.budget_mb (or --resources mem_mb=N)."
     )
 
 

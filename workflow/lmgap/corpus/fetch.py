@@ -33,7 +33,7 @@ def check_commit_source(source, commit):
     if done.returncode:
         raise LmgapError(
             f"corpus.commit is {commit}, but corpus.source {source} is a folder without git history, so "
-            f"there is no commit to check out: remove corpus.commit to use the folder "
+            "there is no commit to check out: remove corpus.commit to use the folder "
             "as it is, or point corpus.source at a git repository of the corpus"
         )
 
@@ -48,7 +48,7 @@ def _offline_help(source, detail):
     return (
         f"cannot fetch the corpus from {source}: {detail}. Without network access, copy the "
         "challenge's repository (or a directory with train/ and dev-0/) to this machine and set "
-        f"corpus.source to that local directory; or try the pipeline on a small "
+        "corpus.source to that local directory; or try the pipeline on a small "
         "generated corpus in the challenge's format with `make demo`."
     )
 
@@ -84,7 +84,7 @@ def clone(source, commit, dest, log):
         if done.returncode:
             raise LmgapError(
                 f"commit {commit} is not in {source} ({done.stderr.strip()}); "
-                f"fix corpus.commit or leave it empty for the newest commit"
+                "fix corpus.commit or leave it empty for the newest commit"
             )
         shutil.rmtree(dest, ignore_errors=True)
         os.replace(tmp, dest)
@@ -184,7 +184,7 @@ def check_files(root, required):
     if missing and len(missing) == len(required):
         raise LmgapError(
             f"the corpus at {root} has none of the files the config needs ({', '.join(missing)}); point "
-            f"corpus.source at a directory in the challenge's layout (train/ and dev-0/ "
+            "corpus.source at a directory in the challenge's layout (train/ and dev-0/ "
             "with in.tsv.xz and expected.tsv)"
         )
     if missing:
@@ -306,7 +306,7 @@ def check_scorable(record, split):
             f"{name} line {number} is not valid UTF-8 ({reason} at byte {offset}){more}: GEval reads gap "
             f"words as UTF-8, so the gap task cannot score this split. Save the file as UTF-8{where} (for a "
             f"Latin-1 file: iconv -f latin1 -t utf-8 {path} > {path}.new && mv {path}.new {path}), or "
-            f"set gap.enabled: false for the perplexity tables alone"
+            "set gap.enabled: false for the perplexity tables alone"
         )
 
 

@@ -104,7 +104,7 @@ def check_tools(bin_dir):
         if not os.access(path, os.X_OK):
             raise LmgapError(
                 f"kenlm.bin_dir is {bin_dir} but {path} is not an executable; "
-                f"fix kenlm.bin_dir or remove it to let the pipeline build KenLM"
+                "fix kenlm.bin_dir or remove it to let the pipeline build KenLM"
             )
     return paths
 

@@ -114,7 +114,7 @@ def train_job_mb(order, tokens, text_mb, budget_mb):
         f"The order-{order} model needs about {fixed + LMPLZ_MIN_MB:,} MB of memory (build_binary "
         f"holds the whole model, up to about {binary_mb(order, tokens):,} MB for this training "
         f"text of {tokens:,} tokens), more than the memory budget of {budget_mb:,} MB. Raise "
-        f"memory.budget_mb (or --resources mem_mb=N), or train on less text "
+        "memory.budget_mb (or --resources mem_mb=N), or train on less text "
         "(train_split, train_fraction) or lower orders."
     )
 

@@ -183,7 +183,7 @@ def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
         return (
             f"lmplz could not estimate modified Kneser-Ney discounts for the order-{order} model "
             f"on {text}: the training text is too small or too repetitive. Set "
-            f"lmplz.discount_fallback: true to pass --discount_fallback."
+            "lmplz.discount_fallback: true to pass --discount_fallback."
         )
     if "No space left on device" in stderr:
         return (
@@ -201,7 +201,7 @@ def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
         return (
             f"lmplz ran out of memory (or was killed) training the order-{order} model with "
             f"-S {mem_mb}M: the memory budget is more than this machine "
-            f"can give now. Lower memory.budget_mb (or --resources mem_mb=N) to "
+            "can give now. Lower memory.budget_mb (or --resources mem_mb=N) to "
             "what is free, or stop other programs."
         )
     return f"lmplz failed on the order-{order} model; see {log_name}:\n{stderr_tail(stderr)}"
