@@ -1,13 +1,23 @@
 import sys
-from pathlib import Path
 
 from snakemake.utils import min_version
 
 # The version requirements.txt pins and the tests run: priorities that are functions of the
 # wildcards (gap.smk, ngram.smk) need a recent 9.x.
 min_version("9.27")
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
-from lmgap.configcheck import check_yaml_syntax
+
+# The workflow's code is the package lmgap (workflow/lmgap), installed into the Python that runs
+# snakemake; its scripts import it from there too.
+try:
+    from lmgap.configcheck import check_yaml_syntax
+except ModuleNotFoundError as err:
+    if err.name != "lmgap":
+        raise
+    raise WorkflowError(
+        "lmgap, this workflow's package, is not installed in the Python that runs snakemake "
+        f"({sys.executable}): run `make setup` and then .venv/bin/snakemake, or `pip install -e .` "
+        "in this folder into the environment whose snakemake you run."
+    ) from None
 from lmgap.errors import LmgapError
 
 # Snakemake's own message for a broken config.yaml names neither the file's line nor the problem.

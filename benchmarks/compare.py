@@ -25,8 +25,6 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflow"))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
 import hand_recipe  # noqa: E402
 from generate_corpus import generate  # noqa: E402
@@ -49,12 +47,12 @@ class TreeMemory(threading.Thread):
             time.sleep(self.interval)
 
 
-def jobs_due(snakefile, workdir, *args):
+def jobs_due(snakefile, workdir, *args, env=None):
     """{rule: count} of the jobs a run of snakefile in workdir would run now (after a run: what it
     left undone), from Snakemake's --summary: one row per output, each job's known by its log file
-    (by its outputs' folder where it never ran: no log is known)."""
+    (by its outputs' folder where it never ran: no log is known). env: snakemake's environment."""
     cmd = [SNAKEMAKE, "--snakefile", str(snakefile), "--directory", str(workdir), "--summary", *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     rows = csv.DictReader(io.StringIO(done.stdout[done.stdout.index("output_file\t") :]), delimiter="\t")
     due = {
         (row["rule"], row["log-file(s)"] if row["log-file(s)"] != "-" else os.path.dirname(row["output_file"]))

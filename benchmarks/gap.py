@@ -34,8 +34,6 @@ from pathlib import Path
 import psutil
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflow"))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
 from compare import SNAKEMAKE, kenlm_tools, machine, measured  # noqa: E402
 from generate_corpus import generate  # noqa: E402
@@ -162,7 +160,6 @@ def processes(args):
 PASS = """
 import sys
 from types import SimpleNamespace
-sys.path.insert(0, "{workflow}")
 from lmgap.gap.candidates import write_candidates
 inputs, settings, outputs = {args!r}
 write_candidates(inputs, settings, SimpleNamespace(**outputs), sys.stderr)

@@ -10,15 +10,13 @@ Prints the wall seconds of each, median of --repeats runs.
 import argparse
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from compare import REPO, kenlm_tools, machine
+from compare import kenlm_tools, machine
 
-sys.path.insert(0, str(REPO / "workflow"))
-from lmgap.ngram.scoring import query  # noqa: E402
+from lmgap.ngram.scoring import query
 
 
 def seconds(action, repeats):

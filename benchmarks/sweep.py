@@ -16,13 +16,10 @@ table is byte-identical.
 import argparse
 import csv
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflow"))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
 from compare import SNAKEMAKE, kenlm_tools, machine, measured  # noqa: E402
 from gap import corpus_for, run  # noqa: E402

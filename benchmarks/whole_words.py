@@ -9,12 +9,10 @@ if case did not matter, with the shares of capitalised and punctuated tokens.
 """
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow"))
 
-from lmgap.neural.masked import whole_words  # noqa: E402
+from lmgap.neural.masked import whole_words
 
 
 def main():

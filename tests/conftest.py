@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import tomllib
 import traceback
@@ -23,10 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 # workers need (a 600-step training under load: 45 CPU-s spinning, 15 waiting passively). Set
 # before anything loads OpenMP; the pipeline's runs and their jobs inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-sys.path.insert(0, str(REPO / "workflow"))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
-from compare import SNAKEMAKE, jobs_due  # noqa: E402
+from compare import SNAKEMAKE, jobs_due  # benchmarks/, on pytest.ini's pythonpath  # noqa: E402
 from generate_corpus import MarkovSource, write_corpus  # noqa: E402
 from sweep import sweep_config, sweep_corpus  # noqa: E402
 
@@ -76,7 +73,9 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
         (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     cmd = [SNAKEMAKE, "--snakefile", str(Path(repo) / "Snakefile"), "--directory", str(workdir)]
     since = time.time_ns()
-    done = subprocess.run([*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True)
+    done = subprocess.run(
+        [*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True, env=checkout_env(repo)
+    )
     if check and done.returncode:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
     # The jobs it ran, by rule, and their logs (none for a dry run).
@@ -90,7 +89,15 @@ def jobs_planned(workdir, config, *args, repo=REPO):
     None) and these options would run now (compare.jobs_due reads them from Snakemake's --summary)."""
     if config is not None:
         (Path(workdir) / "config.yaml").write_text(yaml.safe_dump(config))
-    return jobs_due(Path(repo) / "Snakefile", workdir, *args)
+    return jobs_due(Path(repo) / "Snakefile", workdir, *args, env=checkout_env(repo))
+
+
+def checkout_env(repo):
+    """The environment of a snakemake that runs repo's workflow: .venv's lmgap is this checkout's
+    (an editable install); a copy's own package comes first on PYTHONPATH, for its jobs too."""
+    if Path(repo) == REPO:
+        return None
+    return {**os.environ, "PYTHONPATH": str(Path(repo) / "workflow")}
 
 
 def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):

@@ -29,7 +29,6 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "workflow"))
 
 # Columns whose cells are times, which no two runs share.
 TIMING_COLUMNS = {"Time (s)"}

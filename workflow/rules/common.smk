@@ -1,7 +1,4 @@
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))
 
 from lmgap.configcheck import validate_config
 from lmgap.errors import LmgapError

@@ -2,6 +2,7 @@
 # request. Read by every family's sizing functions (loading_mem_mb and the budget).
 import math
 import os
+import sys
 
 from lmgap.ngram.memory import LMPLZ_MIN_MB
 

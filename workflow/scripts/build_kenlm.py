@@ -1,9 +1,6 @@
 """Entry point of rule build_kenlm."""
 
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.ngram.build import build_kenlm
 from lmgap.scriptio import run

@@ -1,10 +1,5 @@
 """Entry point of rule build_kenlm_python."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.ngram.build import build_python_module
 from lmgap.scriptio import run
 

@@ -1,10 +1,5 @@
 """Entry point of rule comparison_table."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.report.comparison import write_comparison
 from lmgap.scriptio import run
 

@@ -1,10 +1,5 @@
 """Entry point of rule cost_table."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.report.cost import write_cost_tables
 from lmgap.scriptio import run
 

@@ -1,9 +1,6 @@
 """Entry point of rule document_tables."""
 
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.report.documents import load_all_documents, write_document_tables
 from lmgap.scriptio import run

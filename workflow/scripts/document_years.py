@@ -1,10 +1,5 @@
 """Entry point of rule document_years."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.corpus.rebuild import write_years
 from lmgap.scriptio import run, split_dir
 

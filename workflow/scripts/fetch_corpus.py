@@ -1,10 +1,5 @@
 """Entry point of rule fetch_corpus."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.corpus.fetch import fetch_corpus
 from lmgap.scriptio import run
 

@@ -1,10 +1,5 @@
 """Entry point of rule gap_blend."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.gap.blend import write_blend
 from lmgap.scriptio import run
 

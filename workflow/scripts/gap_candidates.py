@@ -1,10 +1,5 @@
 """Entry point of rule gap_candidates."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.gap.candidates import workers_within, write_candidates
 from lmgap.ngram.memory import text_mb
 from lmgap.scriptio import run, split_dir

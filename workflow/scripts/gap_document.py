@@ -1,10 +1,5 @@
 """Entry point of rule gap_document."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.gap.document import write_document_predictions
 from lmgap.scriptio import run, split_dir
 

@@ -1,10 +1,5 @@
 """Entry point of rule gap_heldout."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.gap.heldout import write_heldout
 from lmgap.scriptio import run, split_dir
 

@@ -1,14 +1,13 @@
 """Entry point of rule gap_logprobs."""
 
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-# A kenlm Python module built for orders above the .venv's comes first.
-sys.path[:0] = list(snakemake.input.kenlm_python)
 
 from lmgap.gap.predict import write_scores
 from lmgap.scriptio import run, split_dir
+
+# A kenlm Python module built for orders above the .venv's comes first (write_scores imports kenlm
+# when it starts).
+sys.path[:0] = list(snakemake.input.kenlm_python)
 
 run(
     snakemake,

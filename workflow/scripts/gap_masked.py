@@ -1,10 +1,5 @@
 """Entry point of rule gap_masked: a masked model predicts each gap from both contexts."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.neural.masked import MaskedPredictor, load_masked, write_masked
 from lmgap.scriptio import run, split_dir
 

@@ -1,10 +1,5 @@
 """Entry point of rule gap_neural: a causal model rescores the n-gram's best words of each gap."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.neural.model import load
 from lmgap.neural.rescore import Rescorer, write_rescored
 from lmgap.scriptio import run, split_dir

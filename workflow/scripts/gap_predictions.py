@@ -1,10 +1,5 @@
 """Entry point of rule gap_predictions."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.gap.submission import write_model_predictions
 from lmgap.scriptio import run
 

@@ -1,9 +1,6 @@
 """Entry point of rule gap_submission."""
 
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.gap.gonito import write_submission
 from lmgap.scriptio import run

@@ -1,10 +1,5 @@
 """Entry point of rule gap_table."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.report.gap import write_model_tables
 from lmgap.scriptio import run
 

@@ -1,10 +1,5 @@
 """Entry point of rule kenlm_tools."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.ngram.build import record_user_tools
 from lmgap.scriptio import run
 

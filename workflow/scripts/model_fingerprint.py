@@ -1,10 +1,5 @@
 """Entry point of checkpoint model_fingerprint: the sha256 of an installed model's binary."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.atomic import write_json
 from lmgap.files import sha256
 from lmgap.scriptio import run

@@ -1,10 +1,5 @@
 """Entry point of rule plots."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 import pandas as pd
 
 from lmgap.report import plots

@@ -1,9 +1,6 @@
 """Entry point of rule provenance."""
 
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 import snakemake as snakemake_package
 

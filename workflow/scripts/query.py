@@ -1,10 +1,5 @@
 """Entry point of rule query: score a split once, write its raw sums and per-document scores."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.ngram.output import parse_summary
 from lmgap.ngram.scoring import check_against_summary, query
 from lmgap.record import write_split_record

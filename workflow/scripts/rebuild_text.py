@@ -1,10 +1,5 @@
 """Entry point of rule rebuild_text."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.scriptio import run, split_dir
 

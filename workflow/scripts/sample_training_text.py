@@ -1,10 +1,5 @@
 """Entry point of rule sample_training_text."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.corpus.sampling import write_sample
 from lmgap.scriptio import run
 

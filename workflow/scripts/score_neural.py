@@ -1,10 +1,5 @@
 """Entry point of rule score_neural: the same record of a split as rule query writes."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.neural.evaluate import score_text
 from lmgap.neural.model import load, window_scorer
 from lmgap.record import write_split_record

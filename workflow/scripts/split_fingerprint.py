@@ -1,10 +1,5 @@
 """Entry point of checkpoint split_fingerprint."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
-
 from lmgap.corpus.fetch import write_fingerprint
 from lmgap.scriptio import run
 

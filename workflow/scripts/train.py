@@ -1,10 +1,6 @@
 """Entry point of rule train: lmplz streaming into build_binary, then the model's counts and usage."""
 
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines

@@ -1,10 +1,6 @@
 """Entry point of rule train_neural."""
 
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))
 
 from lmgap.neural.train import train
 from lmgap.scriptio import run
