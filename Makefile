@@ -10,7 +10,7 @@ TEST_PACKAGES := strace
 PACKAGES = $(DEBIAN_PACKAGES)
 CORES ?= 8
 
-.PHONY: setup setup-neural system-packages run test kenlm-tools demo readme readme-check lint
+.PHONY: setup setup-neural system-packages lock run test kenlm-tools demo readme readme-check lint
 
 # One step at a time, whatever -j says: two goals of one `make -j` would otherwise each install
 # into .venv/ at once. Only `make test` runs steps side by side, in a make of its own, where
@@ -41,40 +41,49 @@ system-packages:
 	  echo "Not a Debian system: install cmake, g++, make, Boost, zlib, bzip2 and liblzma headers yourself." >&2; \
 	fi
 
-# The pinned packages, Snakemake among them, installed by uv from the public package index: it
-# downloads, unpacks and compiles them side by side, 11 s where pip takes 34. uv reads none of
-# pip's settings: a mirror of your own goes in UV_DEFAULT_INDEX, a certificate bundle in
-# SSL_CERT_FILE. The rest of the set-up stays with pip, which finds a CPU-only PyTorch where one
-# lies on the machine (see pyproject.toml's `neural` extra).
+# The packages uv.lock pins, Snakemake among them, and the pipeline's own package (editable, with
+# its `lmgap` command), installed by uv from the public package index: it downloads, unpacks and
+# compiles them side by side, 11 s where pip takes 34. --locked refuses a uv.lock behind
+# pyproject.toml (`make lock` writes it again); --inexact keeps what the steps below install with
+# pip. uv reads none of pip's settings: a mirror of your own goes in UV_DEFAULT_INDEX, a
+# certificate bundle in SSL_CERT_FILE.
 UV := uv==0.13.8
-$(VENV)/.packages: requirements.txt
+$(VENV)/.packages: uv.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet $(UV)
-	$(VENV)/bin/uv pip install --quiet --python $(VENV)/bin/python --compile-bytecode -r requirements.txt
+	$(VENV)/bin/uv sync --quiet --locked --inexact --compile-bytecode --extra slurm
 	touch $@
 
+# uv.lock again after an edit to pyproject.toml's requirements, each pin kept where it still fits
+# (`uv lock --upgrade-package NAME` moves one).
+lock:
+	$(VENV)/bin/uv lock
+
 # KenLM's Python module built from its pinned source distribution (pip checks its sha256; no
-# cached wheel, which may have been built for another maximum order), and the pipeline's own
-# package with its `lmgap` command. kenlm's setup.py first builds, with cmake, a standalone
-# library that the module never links, as long again as the module's own compile: a cmake that
-# does nothing comes first on pip's PATH (as in lmgap/ngram/build.py for orders above six).
+# cached wheel, which may have been built for another maximum order). kenlm's setup.py first
+# builds, with cmake, a standalone library that the module never links, as long again as the
+# module's own compile: a cmake that does nothing comes first on pip's PATH (as in
+# lmgap/ngram/build.py for orders above six).
 NO_CMAKE := $(CURDIR)/$(VENV)/no-cmake
-$(VENV)/.installed: $(VENV)/.packages requirements-kenlm.txt pyproject.toml
+$(VENV)/.installed: $(VENV)/.packages requirements-kenlm.txt
 	mkdir -p "$(NO_CMAKE)" && printf '#!/bin/sh\nexit 0\n' > "$(NO_CMAKE)/cmake" && chmod +x "$(NO_CMAKE)/cmake"
 	PATH="$(NO_CMAKE):$$PATH" $(VENV)/bin/pip install --quiet --no-deps --no-binary kenlm --no-build-isolation \
 	  --no-cache-dir --require-hashes -r requirements-kenlm.txt
-	$(VENV)/bin/pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
-# The `neural` extra's pins, from pyproject.toml. They need nothing of the kenlm module's build:
-# `make test` installs them beside it. The two pip commands write different packages: the kenlm
-# module's installs kenlm and lmgap without dependencies, and this one may not change a package
-# requirements.txt pins (-c), which the other's build imports (setuptools among them).
-NEURAL_PINS = $(shell $(PYTHON) -c 'import shlex, tomllib; \
+# The `neural` extra of pyproject.toml at uv.lock's versions, installed by pip, which finds a
+# CPU-only PyTorch where one lies on the machine (uv would fetch the index's, with CUDA). They
+# need nothing of the kenlm module's build: `make test` installs them beside it. The two pip
+# commands write different packages: the kenlm module's installs kenlm alone, and this one may
+# change no version uv.lock pins (-c), the build's setuptools among them.
+NEURAL = $(shell $(PYTHON) -c 'import shlex, tomllib; \
   print(*map(shlex.quote, tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["neural"]))')
-NO_NEURAL_PINS = $(PYTHON) (3.11 or newer) read no `neural` extra from pyproject.toml
-$(VENV)/.neural-installed: $(VENV)/.packages pyproject.toml
-	$(VENV)/bin/pip install --quiet -c requirements.txt $(or $(NEURAL_PINS),$(error $(NO_NEURAL_PINS)))
+NO_NEURAL = $(PYTHON) (3.11 or newer) read no `neural` extra from pyproject.toml
+NEURAL_PINS := $(VENV)/neural-pins.txt
+$(VENV)/.neural-installed: $(VENV)/.packages
+	$(VENV)/bin/uv export --quiet --locked --extra neural --no-hashes --no-emit-project --no-header \
+	  --format requirements-txt -o $(NEURAL_PINS)
+	$(VENV)/bin/pip install --quiet -c $(NEURAL_PINS) $(or $(NEURAL),$(error $(NO_NEURAL)))
 	touch $@
 
 # The main job: every model of config.yaml and the tables.

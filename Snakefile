@@ -2,7 +2,7 @@ import sys
 
 from snakemake.utils import min_version
 
-# The version requirements.txt pins and the tests run: priorities that are functions of the
+# The version uv.lock pins and the tests run: priorities that are functions of the
 # wildcards (gap.smk, ngram.smk) need a recent 9.x.
 min_version("9.27")
 

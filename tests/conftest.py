@@ -45,19 +45,17 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: place.get(item.nodeid.split("::")[0], len(place)))
 
 
-def requirements():
-    """Every requirement the set-up installs, as written: the lines of requirements.txt and
-    requirements-kenlm.txt (comments and blank lines dropped), pyproject.toml's optional
-    dependency groups, and the installer the Makefile pins (UV)."""
-    lines = [
-        line
-        for name in ("requirements.txt", "requirements-kenlm.txt")
-        for line in (REPO / name).read_text().splitlines()
-    ]
+def locked():
+    """uv.lock's packages ({name, version, source, ...}), the pipeline's own among them."""
+    return tomllib.loads((REPO / "uv.lock").read_text())["package"]
+
+
+def pins():
+    """The pins the set-up installs from besides uv.lock, as written: requirements-kenlm.txt's
+    lines (comments and blank lines dropped) and the installer the Makefile pins (UV)."""
+    lines = (REPO / "requirements-kenlm.txt").read_text().splitlines()
     lines += re.findall(r"^UV := (\S+)$", (REPO / "Makefile").read_text(), re.MULTILINE)
-    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    found = [line.split("#")[0].strip() for line in lines + [r for group in extras.values() for r in group]]
-    return [line for line in found if line]
+    return [line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()]
 
 
 def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), repo=REPO):

@@ -1,5 +1,5 @@
 """The conda environments of envs/, for `--sdm conda`, checked as far as a machine without conda's
-channels can: each parses, pins the versions requirements*.txt and pyproject.toml's extras pin,
+channels can: each parses, pins the versions uv.lock and requirements-kenlm.txt pin,
 and provides every package that the steps using it import, found by reading the steps' code."""
 
 import ast
@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO, requirements, rule_blocks
+from conftest import REPO, locked, pins, rule_blocks
 from lmgap.sourcecode import code_files
 
 ENVS = REPO / "envs"
@@ -20,15 +20,14 @@ PROVIDED = {"snakemake"}
 
 
 def pinned():
-    """{package: version} of requirements.txt, requirements-kenlm.txt, the optional dependency
-    groups of pyproject.toml and the Makefile's uv pin, names lower-cased."""
-    pins = {}
-    for line in requirements():
-        match = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
-        if match:
-            pins[match.group(1).lower()] = match.group(2)
-    assert {"snakemake", "kenlm", "torch"} <= set(pins)
-    return pins
+    """{package: version} of uv.lock, requirements-kenlm.txt and the Makefile's uv pin, names
+    lower-cased."""
+    found = {package["name"].lower(): package["version"] for package in locked()}
+    for line in pins():
+        name, version = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line).groups()
+        found[name.lower()] = version
+    assert {"snakemake", "kenlm", "torch", "pandas"} <= set(found)
+    return found
 
 
 def env_packages(path):
@@ -75,12 +74,12 @@ def imported_packages(script):
 
 @pytest.mark.parametrize("path", sorted(ENVS.glob("*.yaml")), ids=lambda p: p.name)
 def test_each_env_parses_and_pins_what_the_requirements_pin(path):
-    pins = pinned()
+    versions = pinned()
     packages = env_packages(path)
     assert packages["python"] == "3.11"
     for name, version in packages.items():
         pip_name = {v: k for k, v in PACKAGE_OF.items()}.get(name, name)
-        pin = pins.get(name) or pins.get(pip_name) or pins.get(name.replace("-base", ""))
+        pin = versions.get(name) or versions.get(pip_name) or versions.get(name.replace("-base", ""))
         if pin:
             # conda pins major.minor (its builds), pip the full version: they must agree, and a
             # package the requirements pin is pinned here too.
