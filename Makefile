@@ -86,9 +86,11 @@ $(VENV)/.neural-installed: $(VENV)/.packages
 	$(VENV)/bin/pip install --quiet -c $(NEURAL_PINS) $(or $(NEURAL),$(error $(NO_NEURAL)))
 	touch $@
 
-# The main job: every model of config.yaml and the tables.
+# The main job: every model of config.yaml and the tables, the jobs running at once within 80% of
+# the machine's memory (Snakemake's --resources mem_mb: a workflow cannot set it itself).
+MEM_MB := $(shell awk '/^MemTotal:/ {print int($$2 * 0.8 / 1024)}' /proc/meminfo 2>/dev/null)
 run: setup
-	$(VENV)/bin/snakemake --cores $(CORES)
+	$(VENV)/bin/snakemake --cores $(CORES) $(if $(MEM_MB),--resources mem_mb=$(MEM_MB))
 
 # The test suite, as CI runs it. KenLM's tools are built first, by the pipeline's own rule (with
 # both cores, once), for the tests to use. That build needs only Snakemake's packages, so it runs

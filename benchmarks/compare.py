@@ -175,6 +175,12 @@ def worktree(commit, folder):
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], check=True)
 
 
+def checkout_env(tree):
+    """The environment of a snakemake that runs the workflow of the checkout at tree: its own lmgap
+    package first on PYTHONPATH (.venv's editable install is the main checkout's), for its jobs too."""
+    return {**os.environ, "PYTHONPATH": str(Path(tree) / "workflow")}
+
+
 def kenlm_tools(given):
     if given:
         return Path(given)

@@ -18,17 +18,17 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from compare import SNAKEMAKE, kenlm_tools, machine, worktree
+from compare import SNAKEMAKE, checkout_env, kenlm_tools, machine, worktree
 from generate_corpus import generate
 
 # A workflow of one rule: what Snakemake itself costs and starts, whatever the workflow.
 ONE_RULE = 'rule all:\n    output:\n        "x",\n    shell:\n        "touch {output}"\n'
 
 
-def cpu_seconds(cmd, cwd):
+def cpu_seconds(cmd, cwd, env):
     """CPU seconds (user + system) of a command and its children, which must succeed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
@@ -39,8 +39,8 @@ def parse_costs(commit, corpus, bin_dir, repeats, work):
         run_dir.mkdir()
         config = {"corpus": {"source": str(corpus)}, "orders": [3, 4, 5], "kenlm": {"bin_dir": str(bin_dir)}}
         (run_dir / "config.yaml").write_text(json.dumps(config))
-        snakemake = [SNAKEMAKE, "--snakefile", str(tree / "Snakefile")]
-        subprocess.run([*snakemake, "--cores", "2"], cwd=run_dir, check=True, capture_output=True)
+        snakemake, env = [SNAKEMAKE, "--snakefile", str(tree / "Snakefile")], checkout_env(tree)
+        subprocess.run([*snakemake, "--cores", "2"], cwd=run_dir, check=True, capture_output=True, env=env)
         commands = {
             "dry run (snakemake -n)": [*snakemake, "-n", "--cores", "2"],
             # What a SLURM job step runs first: the workflow parsed again, for the one job it runs.
@@ -56,7 +56,8 @@ def parse_costs(commit, corpus, bin_dir, repeats, work):
             ],
         }
         return sha, {
-            name: statistics.median(cpu_seconds(cmd, run_dir) for _ in range(repeats)) for name, cmd in commands.items()
+            name: statistics.median(cpu_seconds(cmd, run_dir, env) for _ in range(repeats))
+            for name, cmd in commands.items()
         }
 
 

@@ -12,12 +12,13 @@ before it lack, is switched off where the commit knows it, so that every run doe
 import argparse
 import csv
 import json
+import os
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
-from compare import SNAKEMAKE, jobs_due, kenlm_tools, machine, measured, worktree
+from compare import SNAKEMAKE, checkout_env, jobs_due, kenlm_tools, machine, measured, worktree
 from generate_corpus import generate
 
 
@@ -50,9 +51,20 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         (run_dir / "config.yaml").write_text(json.dumps(config))
         with open(run_dir / "snakemake.log", "w") as log:
             try:
+                # As `make run` runs it: the jobs at once within the budget.
+                budget = budget_mb or int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
                 cost = measured(
-                    [SNAKEMAKE, "--snakefile", str(tree / "Snakefile"), "--cores", "8"],
+                    [
+                        SNAKEMAKE,
+                        "--snakefile",
+                        str(tree / "Snakefile"),
+                        "--cores",
+                        "8",
+                        "--resources",
+                        f"mem_mb={budget}",
+                    ],
                     cwd=run_dir,
+                    env=checkout_env(tree),
                     stdout=log,
                     stderr=log,
                 )
@@ -62,7 +74,7 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         # Jobs that failed or were killed, and those they kept from starting (None where even the
         # summary fails, so that the next commit still runs).
         try:
-            cost["jobs_left_due"] = sum(jobs_due(tree / "Snakefile", run_dir).values())
+            cost["jobs_left_due"] = sum(jobs_due(tree / "Snakefile", run_dir, env=checkout_env(tree)).values())
         except subprocess.CalledProcessError:
             cost["jobs_left_due"] = None
         table = run_dir / "results/tables/cost.tsv"

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 # before anything loads OpenMP; the pipeline's runs and their jobs inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from compare import SNAKEMAKE, jobs_due  # benchmarks/, on pytest.ini's pythonpath  # noqa: E402
+from compare import SNAKEMAKE, checkout_env, jobs_due  # benchmarks/, on pytest.ini's pythonpath  # noqa: E402
 from generate_corpus import MarkovSource, write_corpus  # noqa: E402
 from sweep import sweep_config, sweep_corpus  # noqa: E402
 
@@ -72,7 +72,7 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
     cmd = [SNAKEMAKE, "--snakefile", str(Path(repo) / "Snakefile"), "--directory", str(workdir)]
     since = time.time_ns()
     done = subprocess.run(
-        [*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True, env=checkout_env(repo)
+        [*wrapper, *cmd, "--cores", str(cores), *targets], capture_output=True, text=True, env=repo_env(repo)
     )
     if check and done.returncode:
         raise AssertionError(f"snakemake failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-6000:]}")
@@ -87,15 +87,13 @@ def jobs_planned(workdir, config, *args, repo=REPO):
     None) and these options would run now (compare.jobs_due reads them from Snakemake's --summary)."""
     if config is not None:
         (Path(workdir) / "config.yaml").write_text(yaml.safe_dump(config))
-    return jobs_due(Path(repo) / "Snakefile", workdir, *args, env=checkout_env(repo))
+    return jobs_due(Path(repo) / "Snakefile", workdir, *args, env=repo_env(repo))
 
 
-def checkout_env(repo):
-    """The environment of a snakemake that runs repo's workflow: .venv's lmgap is this checkout's
-    (an editable install); a copy's own package comes first on PYTHONPATH, for its jobs too."""
-    if Path(repo) == REPO:
-        return None
-    return {**os.environ, "PYTHONPATH": str(Path(repo) / "workflow")}
+def repo_env(repo):
+    """The environment of a snakemake that runs repo's workflow: none of its own for this
+    checkout, whose package .venv holds (editable); a copy's own package first."""
+    return None if Path(repo) == REPO else checkout_env(repo)
 
 
 def demo_corpus(root, seed=7, train_sentences=6000, dev_sentences=600):

@@ -38,7 +38,7 @@ def test_every_reservation_holds_its_tools_and_fits_the_budget(order):
         except LmgapError as err:
             # Refused only when build_binary's model and the smallest lmplz cannot fit the budget.
             assert fixed + LMPLZ_MIN_MB > budget
-            assert f"budget of {budget:,} MB. Raise memory.budget_mb" in str(err)
+            assert f"the {budget:,} MB a job may reserve. Raise memory.budget_mb" in str(err)
             continue
         lmplz = lmplz_memory_mb(job, order, tokens, text_mb)
         assert job <= budget and LMPLZ_MIN_MB <= lmplz <= LMPLZ_WORKING_MB

@@ -202,15 +202,6 @@ def test_shell_metacharacters_in_config_are_never_executed(tmp_path, kenlm_bin):
     assert planted == []
 
 
-def test_budget_too_small_for_lmplz_is_refused_before_any_job(tmp_path, kenlm_bin):
-    corpus = demo_corpus(tmp_path / "corpus", train_sentences=2000)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3, 4], "kenlm": {"bin_dir": str(kenlm_bin)}}
-    done = run_pipeline(tmp_path / "work", config, "--resources", "mem_mb=20", check=False)
-    assert done.returncode != 0
-    assert "memory budget of 20 MB" in done.stderr and "memory.budget_mb" in done.stderr
-    assert not (tmp_path / "work/results").exists()
-
-
 @pytest.mark.parametrize(
     "missing, eval_splits, says",
     [

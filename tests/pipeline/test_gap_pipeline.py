@@ -120,14 +120,19 @@ def test_the_candidate_pass_reserves_its_estimate_and_stays_below_it(demo_run):
 
 def test_a_budget_that_cannot_hold_the_candidate_pass_is_refused_before_any_job(tmp_path, kenlm_bin):
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=300, dev_sentences=20)
-    config = {"corpus": {"source": str(corpus)}, "orders": [3], "kenlm": {"bin_dir": str(kenlm_bin)}}
-    done = run_pipeline(tmp_path / "work", config, "--resources", "mem_mb=600", check=False)
+    config = {
+        "corpus": {"source": str(corpus)},
+        "orders": [3],
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "memory": {"budget_mb": 600},
+    }
+    done = run_pipeline(tmp_path / "work", config, check=False)
     assert done.returncode != 0
     assert "Counting the gaps' candidates in the training text" in done.stderr
-    assert "more than the memory budget of 600 MB" in done.stderr and "gap.enabled: false" in done.stderr
+    assert "more than the 600 MB a job may reserve" in done.stderr and "gap.enabled: false" in done.stderr
     assert not (tmp_path / "work/results").exists()
     # Without the gap task the same budget is enough to start.
-    run_pipeline(tmp_path / "work", {**config, "gap": {"enabled": False}}, "--resources", "mem_mb=600", "--dry-run")
+    run_pipeline(tmp_path / "work", {**config, "gap": {"enabled": False}}, "--dry-run")
 
 
 def test_changing_top_k_rewrites_predictions_without_rescoring_candidates(demo_run, tmp_path):

@@ -1,4 +1,5 @@
-"""`--cores N`: the memory budget, the jobs at once and the -S each lmplz gets."""
+"""`--cores N` and `--resources mem_mb=N`: the jobs at once, the memory each reserves and the -S
+each lmplz gets."""
 
 import json
 import re
@@ -28,13 +29,15 @@ def test_cores_and_the_budget_keep_jobs_and_measured_memory_within_them(tmp_path
         "orders": [3, 4, 5],
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "gap": {"enabled": False},
+        # What `make run` gives: no job reserves more than all may take together.
+        "memory": {"budget_mb": budget},
     }
     work = tmp_path / "work"
     # Two cores: a train job's one thread each must hold the three train jobs, all ready at once,
     # to two at a time, where the budget lets two run.
     cores = 2
     done = run_pipeline(work, config, PERPLEXITY_TABLE, "--resources", f"mem_mb={budget}", cores=cores)
-    assert "lmgap: memory budget 1,500 MB (--resources mem_mb); each train job reserves its model's" in done.stderr
+    assert "lmgap: a job reserves at most 1,500 MB (memory.budget_mb" in done.stderr
 
     # What each train job's lmplz and build_binary used at their peaks, measured by wait4.
     used, reserved = {}, {}
@@ -80,25 +83,17 @@ def test_cores_and_the_budget_keep_jobs_and_measured_memory_within_them(tmp_path
         assert used[model] <= mem_mb, (model, used[model], mem_mb)
 
 
-def test_a_budget_above_the_machine_s_memory_is_warned_about(tmp_path):
+def test_a_job_reserves_at_most_80_percent_of_memory_and_a_budget_above_it_is_warned_about(tmp_path):
+    # Said when the run starts (onstart), before its first job: the fetch alone is run.
+    corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
     physical = physical_mb_from_meminfo()
-    done = run_pipeline(tmp_path, {"orders": [3], "memory": {"budget_mb": 4 * physical}}, "--dry-run")
+    config = {"corpus": {"source": str(corpus)}, "orders": [3]}
+    fetched = "results/corpus/fetched.json"
+    done = run_pipeline(tmp_path / "default", config, fetched)
+    assert f"lmgap: a job reserves at most {int(physical * 0.8):,} MB" in done.stderr
+    assert "lmgap warning" not in done.stdout + done.stderr
+    above = run_pipeline(tmp_path / "above", {**config, "memory": {"budget_mb": 4 * physical}}, fetched)
     assert (
-        f"lmgap warning: the memory budget of {4 * physical:,} MB (memory.budget_mb) is above this machine's "
-        f"{physical:,} MB of memory"
-    ) in done.stdout + done.stderr
-    assert "lower memory.budget_mb" in done.stdout + done.stderr
-    # Given with --resources, the fix is told for --resources.
-    said = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", "--resources", f"mem_mb={4 * physical}")
-    warning = next(line for line in (said.stdout + said.stderr).splitlines() if line.startswith("lmgap warning"))
-    assert f"MB (--resources mem_mb) is above this machine's {physical:,} MB" in warning
-    assert warning.endswith("give --resources mem_mb a smaller N") and "memory.budget_mb" not in warning
-    within = run_pipeline(tmp_path, {"orders": [3], "memory": {"budget_mb": physical // 2}}, "--dry-run")
-    assert "lmgap warning" not in within.stdout + within.stderr
-
-
-def test_default_budget_is_80_percent_of_physical_memory(tmp_path):
-    done = run_pipeline(tmp_path, {"orders": [3]}, "--dry-run", cores=8)
-    physical = physical_mb_from_meminfo()
-    expected = f"lmgap: memory budget {int(physical * 0.8):,} MB (80% of {physical:,} MB of memory"
-    assert expected in done.stderr
+        f"lmgap warning: memory.budget_mb, {4 * physical:,} MB, is above this machine's {physical:,} MB of memory"
+    ) in above.stderr
+    assert f"lmgap: a job reserves at most {4 * physical:,} MB" in above.stderr

@@ -65,7 +65,7 @@ def test_the_sweep_s_orders_and_pruning_run_on_slurm_with_the_local_tables(clust
     since = time.time_ns()
     done = subprocess.run(snakemake_on_slurm(SNAKEMAKE, work), env=cluster, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-6000:]
-    assert "lmgap: cluster run" in done.stderr
+    assert "lmgap: a job reserves at most" in done.stderr
     for table in TABLES:
         assert (work / "results/tables" / table).read_bytes() == (
             tmp_path / "local/results/tables" / table

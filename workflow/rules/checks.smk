@@ -24,12 +24,11 @@ PROVENANCE = "results/provenance.json"
 def config_warnings():
     """What the config asks for that is accepted but likely a mistake."""
     physical_mb = physical_memory_mb()
-    if not ON_CLUSTER and MEMORY_BUDGET_MB > physical_mb:
-        fix = "give --resources mem_mb a smaller N" if BUDGET_FROM == "--resources mem_mb" else "lower memory.budget_mb"
+    if MEMORY_BUDGET_MB > physical_mb:
         yield (
-            f"the memory budget of {MEMORY_BUDGET_MB:,} MB ({BUDGET_FROM}) is above this machine's "
-            f"{physical_mb:,} MB of memory: jobs it admits together may be killed for want "
-            f"of memory; {fix}"
+            f"memory.budget_mb, {MEMORY_BUDGET_MB:,} MB, is above this machine's {physical_mb:,} MB of "
+            "memory: a job that reserves it may be killed for want of memory; lower it (unless the "
+            "jobs run on cluster nodes with more)"
         )
     if config["train_split"] in config["eval_splits"]:
         yield (
@@ -96,16 +95,22 @@ def warn(warnings):
             WARNED.add(warning)
 
 
-if workflow.is_main_process:
-    try:
-        check_records_writable()
-        check_outputs_writable(["results", "results/tables", "logs"])
-    except LmgapError as err:
-        raise WorkflowError(str(err)) from None
-    warn(config_warnings())
+# At parse time, though every job's parse repeats them (a few folders' modes): Snakemake's own
+# checks of its records' folder and of write-protected outputs come before onstart, with a
+# traceback.
+try:
+    check_records_writable()
+    check_outputs_writable(["results", "results/tables", "logs"])
+except LmgapError as err:
+    raise WorkflowError(str(err)) from None
 
 
 onstart:
+    logger.info(
+        f"lmgap: a job reserves at most {MEMORY_BUDGET_MB:,} MB (memory.budget_mb, else 80% of this "
+        "machine's memory); what the jobs running at once may take together is --resources mem_mb"
+    )
+    warn(config_warnings())
     try:
         check_local_corpus()
         check_writable(["results", "results/tables", "logs"])

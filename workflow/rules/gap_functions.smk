@@ -33,8 +33,8 @@ def check_gap_index_fits(size_mb):
     if need > MEMORY_BUDGET_MB:
         raise WorkflowError(
             f"Counting the gaps' candidates in the training text ({size_mb:,.0f} MB) needs about "
-            f"{need:,} MB, more than the memory budget of {MEMORY_BUDGET_MB:,} MB. Raise "
-            "memory.budget_mb (or --resources mem_mb=N), or set gap.enabled: "
+            f"{need:,} MB, more than the {MEMORY_BUDGET_MB:,} MB a job may reserve. Raise "
+            "memory.budget_mb, or set gap.enabled: "
             "false."
         )
     return need

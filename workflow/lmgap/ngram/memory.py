@@ -113,8 +113,8 @@ def train_job_mb(order, tokens, text_mb, budget_mb):
     raise LmgapError(
         f"The order-{order} model needs about {fixed + LMPLZ_MIN_MB:,} MB of memory (build_binary "
         f"holds the whole model, up to about {binary_mb(order, tokens):,} MB for this training "
-        f"text of {tokens:,} tokens), more than the memory budget of {budget_mb:,} MB. Raise "
-        "memory.budget_mb (or --resources mem_mb=N), or train on less text "
+        f"text of {tokens:,} tokens), more than the {budget_mb:,} MB a job may reserve. Raise "
+        "memory.budget_mb if the machine has the memory, or train on less text "
         "(train_split, train_fraction) or lower orders."
     )
 

@@ -193,15 +193,14 @@ def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
         )
     if "exceeds total memory" in stderr:
         return (
-            f"lmplz needs more memory than -S {mem_mb}M, what the memory budget leaves it beside "
-            f"the order-{order} model, just to hold its vocabulary table; raise memory.budget_mb "
-            "(or --resources mem_mb=N)."
+            f"lmplz needs more memory than -S {mem_mb}M, what the job's reservation leaves it beside "
+            f"the order-{order} model, just to hold its vocabulary table; raise memory.budget_mb."
         )
     if "bad_alloc" in stderr or "Cannot allocate memory" in stderr or returncode == -9:
         return (
             f"lmplz ran out of memory (or was killed) training the order-{order} model with "
-            f"-S {mem_mb}M: the memory budget is more than this machine "
-            "can give now. Lower memory.budget_mb (or --resources mem_mb=N) to "
-            "what is free, or stop other programs."
+            f"-S {mem_mb}M: this machine could not give it what it reserved. Run fewer "
+            "jobs at once (a smaller --resources mem_mb=N), lower memory.budget_mb to what is free, "
+            "or stop other programs."
         )
     return f"lmplz failed on the order-{order} model; see {log_name}:\n{stderr_tail(stderr)}"
