@@ -34,6 +34,13 @@ def read_json(path):
             ) from None
 
 
+def model_file(pattern, model, split=None):
+    """A model's file (on a split) from the path pattern of the rule that writes it, whose model
+    wildcard is {model} (an n-gram model) or {neural} (a neural model): the tables join each
+    record they read to its model's other files by the names the record gives."""
+    return pattern.format(model=model, neural=model, split=split)
+
+
 def count_newlines(handle):
     """The line ends in a binary stream, read in blocks."""
     return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))

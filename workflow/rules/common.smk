@@ -54,12 +54,6 @@ wildcard_constraints:
     system=r"(both|left)/(o\d+(-[a-z0-9.]+)*|document)|both/[a-z][a-z0-9_-]*|unigram",
 
 
-def paths_in(files):
-    """Every path of a map {name: path, or a map like it}, in its order: the inputs of a job that
-    reads its files by name."""
-    return [path for value in files.values() for path in (paths_in(value) if isinstance(value, dict) else [value])]
-
-
 def fingerprints_of(*splits):
     """The splits' fingerprints, once the corpus is fetched: all that their texts depend on."""
     return [checkpoints.split_fingerprint.get(split=split).output.fingerprint for split in dict.fromkeys(splits)]

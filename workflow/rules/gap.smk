@@ -328,9 +328,12 @@ rule gap_table:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=GAP_TABLE.caption(),
         systems={system.name: system.described() for system in GAP_SYSTEMS.all()},
-        files=gap_table_files(),
-        splits=config["eval_splits"],
-        base=GAP_SYSTEMS.rescoring_base(),
-        top_k=GAP["top_k"],
+        files=gap_table_patterns(),
+        settings={
+            "splits": config["eval_splits"],
+            "blend": GAP_SYSTEMS.blend() is not None,
+            "base": GAP_SYSTEMS.rescoring_base(),
+            "top_k": GAP["top_k"],
+        },
     script:
         "../scripts/gap_table.py"

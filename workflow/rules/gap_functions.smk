@@ -4,10 +4,10 @@ import math
 
 from lmgap.files import read_json
 from lmgap.gap.candidates import index_memory_mb, workers_within
-from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, GapSystems
+from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, STATS, GapSystems
 from lmgap.neural.files import weights_bytes
 from lmgap.ngram.memory import text_mb
-from lmgap.report.gap import TABLE as GAP_TABLE
+from lmgap.report.gap import TABLE as GAP_TABLE, timing_file
 
 # The systems of the config, as records (lmgap.gap.systems): the n-grams trained on the whole
 # training split, the neural models and the document family.
@@ -88,53 +88,33 @@ def blend_inputs(wildcards):
     return {"outs": [f["out"] for f in files], "fit": [f["fit"] for f in files]}
 
 
-def gap_timings():
-    """(system, split, benchmark file) of every system whose scoring is timed: the n-grams'
-    candidate scoring (both contexts at once), the document family's and the neural models' jobs.
-    """
-    timed = []
-    for system in GAP_SYSTEMS.all():
-        for split in config["eval_splits"]:
-            if system.family == "ngram":
-                path = rules.gap_logprobs.benchmark.format(model=system.model, split=split)
-            elif system.family == "document":
-                path = rules.gap_document.benchmark.format(context=system.context, split=split)
-            elif system.family == "neural":
-                producer = rules.gap_masked if system.kind == "masked" else rules.gap_neural
-                path = producer.benchmark.format(neural=system.model, split=split)
-            else:
-                continue
-            timed.append((system.name, split, path))
-    return timed
-
-
-def gap_table_files():
-    """The files gap_table reads, by name: {"metrics", "stats", "seconds": {system: {split:
-    path}}, "coverage", "weights": {split: path}} (seconds: the timed systems only)."""
-    splits = config["eval_splits"]
-    metrics = rules.gap_evaluate.output.metrics
-    per_system = {
-        "metrics": {
-            s.name: {split: metrics.format(system=s.name, split=split) for split in splits} for s in GAP_SYSTEMS.all()
-        },
-        "stats": {s.name: {split: s.stats(split) for split in splits} for s in GAP_SYSTEMS.all()},
-    }
-    per_system["seconds"] = {}
-    for system, split, path in gap_timings():
-        per_system["seconds"].setdefault(system, {})[split] = path
+def gap_table_patterns():
+    """The path patterns of the files gap_table reads (see lmgap.report.gap.write_model_tables)."""
     return {
-        **per_system,
-        "coverage": {split: rules.gap_candidates.output.coverage.format(split=split) for split in splits},
-        "weights": {
-            split: rules.gap_blend.output.weights.format(split=split)
-            for split in (splits if GAP_SYSTEMS.blend() else [])
+        "metrics": str(rules.gap_evaluate.output.metrics),
+        "stats": STATS,
+        "coverage": str(rules.gap_candidates.output.coverage),
+        "weights": str(rules.gap_blend.output.weights),
+        "timings": {
+            "ngram": str(rules.gap_logprobs.benchmark),
+            "document": str(rules.gap_document.benchmark),
+            "causal": str(rules.gap_neural.benchmark),
+            "masked": str(rules.gap_masked.benchmark),
         },
     }
 
 
 def gap_table_inputs(wildcards):
-    """gap_table's inputs: every file of gap_table_files(), under its kind."""
-    return {kind: paths_in(files) for kind, files in gap_table_files().items()}
+    """gap_table's inputs: the files of gap_table_patterns() for every system and scored split."""
+    files, splits, systems = gap_table_patterns(), config["eval_splits"], GAP_SYSTEMS.all()
+    timings = (timing_file(s.described(), split, files["timings"]) for s in systems for split in splits)
+    return {
+        "metrics": [files["metrics"].format(system=s.name, split=split) for s in systems for split in splits],
+        "stats": [s.stats(split) for s in systems for split in splits],
+        "coverage": expand(files["coverage"], split=splits),
+        "weights": expand(files["weights"], split=splits) if GAP_SYSTEMS.blend() else [],
+        "timings": list(dict.fromkeys(path for path in timings if path)),
+    }
 
 
 def submission_outs():

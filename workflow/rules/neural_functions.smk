@@ -52,13 +52,13 @@ def neural_records():
     return expand(rules.install_neural.output.record, neural=NEURAL_TRAINED)
 
 
-def neural_files():
-    """What the tables read of each neural model (see lmgap.report.perplexity.load_metrics)."""
+def neural_settings():
+    """What the tables know of each causal neural model beyond its records (see
+    lmgap.report.perplexity.load_metrics)."""
     return {
         name: {
-            "family": "neural",
             "folder": neural_model_dir(name),
-            "record": (rules.install_neural.output.record.format(neural=name) if entry["source"] == "train" else None),
+            "trained": entry["source"] == "train",
             "train_fraction": (entry["train"]["train_fraction"] if entry["source"] == "train" else None),
         }
         for name, entry in NEURAL.items()

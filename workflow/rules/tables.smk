@@ -27,17 +27,10 @@ rule perplexity_table:
         code=script_code("perplexity_table"),
         # For the report's caption: the columns' definitions, from their one source.
         definitions=PERPLEXITY_TABLE.caption(),
-        # Each model's files by name, and its flag: lmplz.discount_fallback is a setting of the
-        # same model, which its score's record leaves out (see folder_options).
-        models={
-            model: {
-                "counts": rules.install_model.output.counts.format(model=model),
-                "binary": rules.install_model.output.binary.format(model=model),
-                "discount_fallback": options["discount_fallback"],
-            }
-            for model, options in sorted(MODELS.items())
-        },
-        neural=neural_files(),
+        # Where the model each metrics record names keeps its other files; lmplz.discount_fallback,
+        # a setting of every n-gram model, which its score's record leaves out (see folder_options).
+        files=MODEL_FILES,
+        settings={"discount_fallback": config["lmplz"]["discount_fallback"], "neural": neural_settings()},
     script:
         "../scripts/perplexity_table.py"
 
@@ -63,9 +56,8 @@ rule cost_table:
         "../../envs/python.yaml"
     params:
         code=script_code("cost_table"),
-        models=MODELS,
-        files=cost_files(),
-        splits=config["eval_splits"],
+        files=MODEL_FILES,
+        settings=rules.perplexity_table.params.settings,
         # For the report's caption: the columns' definitions, from their one source.
         definitions=COST_TABLE.caption(),
     script:
@@ -92,8 +84,8 @@ rule comparison_table:
         # For the report's caption: the columns' definitions, from their one source.
         definitions=COMPARISON_TABLE.caption(),
         models=MODELS,
-        neural={name: files["train_fraction"] for name, files in neural_files().items()},
-        documents=scored_files("documents"),
+        neural={name: entry["train_fraction"] for name, entry in neural_settings().items()},
+        files=MODEL_FILES,
         settings={"splits": config["eval_splits"], **config["comparison"]},
     script:
         "../scripts/comparison_table.py"

@@ -5,52 +5,31 @@ from lmgap.report.cost import TABLE as COST_TABLE
 from lmgap.report.documents import DECADES_TABLE, HARDEST_TABLE
 from lmgap.report.perplexity import TABLE as PERPLEXITY_TABLE
 
-
-def scored_files(kind):
-    """{model: {split: its `metrics` or `documents` file}} of every model on every scored split:
-    the n-grams', then the neural models'."""
-    splits = config["eval_splits"]
-    files = {
-        model: {split: rules.query.output[kind].format(model=model, split=split) for split in splits}
-        for model in sorted(MODELS)
-    }
-    for name in NEURAL_CAUSAL:
-        files[name] = {split: rules.score_neural.output[kind].format(neural=name, split=split) for split in splits}
-    return files
+# The path patterns of each model's files that the tables read beside its records, as the rules
+# that write them name them: lmgap.files.model_file fills one in with the model (and split) a
+# record names (as strings: a rule's own path objects do not pickle into a job's params).
+MODEL_FILES = {
+    "counts": str(rules.install_model.output.counts),
+    "binary": str(rules.install_model.output.binary),
+    "usage": str(rules.install_model.output.usage),
+    "train": str(rules.train.benchmark),
+    "query": str(rules.query.benchmark),
+    "documents": str(rules.query.output.documents),
+    "record": str(rules.install_neural.output.record),
+    "train_neural": str(rules.train_neural.benchmark),
+    "score_neural": str(rules.score_neural.benchmark),
+    "neural_documents": str(rules.score_neural.output.documents),
+}
 
 
 def scored_outputs(kind):
-    """The files of scored_files(kind), in its order, each model's splits together."""
-    return paths_in(scored_files(kind))
-
-
-def cost_files():
-    """Each model's files the cost table reads, by its name: its train job's benchmark, usage
-    record, n-gram counts and binary, and per scored split its scoring benchmark and metrics
-    (a neural model's training record, folder and share of the training split instead).
-    """
+    """Every model's `metrics` or `documents` file on every scored split: the n-grams', then the
+    neural models', each model's splits together."""
     splits = config["eval_splits"]
-    ngram = {
-        model: {
-            "train": expand(rules.train.benchmark, model=model)[0],
-            "usage": rules.install_model.output.usage.format(model=model),
-            "counts": rules.install_model.output.counts.format(model=model),
-            "binary": rules.install_model.output.binary.format(model=model),
-            "query": expand(rules.query.benchmark, model=model, split=splits),
-            "metrics": expand(rules.query.output.metrics, model=model, split=splits),
-        }
-        for model in sorted(MODELS)
-    }
-    neural = {
-        name: {
-            **entry,
-            "train": (expand(rules.train_neural.benchmark, neural=name)[0] if entry["record"] else None),
-            "score": expand(rules.score_neural.benchmark, neural=name, split=splits),
-            "metrics": expand(rules.score_neural.output.metrics, neural=name, split=splits),
-        }
-        for name, entry in neural_files().items()
-    }
-    return {"ngram": ngram, "neural": neural}
+    return [
+        *expand(rules.query.output[kind], model=sorted(MODELS), split=splits),
+        *expand(rules.score_neural.output[kind], neural=NEURAL_CAUSAL, split=splits),
+    ]
 
 
 def experiment_settings():

@@ -8,7 +8,8 @@ run(
     snakemake,
     lambda log: write_comparison(
         {"ngram": snakemake.params.models, "neural": snakemake.params.neural},
-        {"table": snakemake.input.table, "documents": snakemake.params.documents},
+        snakemake.input.table,
+        snakemake.params.files,
         snakemake.params.settings,
         snakemake.output,
     ),

@@ -5,14 +5,7 @@ from lmgap.scriptio import run
 
 
 def main(log):
-    files = snakemake.params.files
-    write_cost_tables(
-        snakemake.params.models,
-        files["ngram"],
-        snakemake.params.splits,
-        snakemake.output,
-        files["neural"],
-    )
+    write_cost_tables(snakemake.input.metrics, snakemake.params.files, snakemake.params.settings, snakemake.output)
 
 
 run(snakemake, main)

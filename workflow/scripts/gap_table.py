@@ -8,11 +8,7 @@ run(
     lambda log: write_model_tables(
         snakemake.params.systems,
         snakemake.params.files,
-        {
-            "splits": snakemake.params.splits,
-            "base": snakemake.params.base,
-            "top_k": snakemake.params.top_k,
-        },
+        snakemake.params.settings,
         snakemake.output,
     ),
 )

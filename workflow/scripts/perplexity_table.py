@@ -5,8 +5,7 @@ from lmgap.scriptio import run
 
 
 def main(log):
-    files = {**snakemake.params.models, **snakemake.params.neural}
-    write_tables(snakemake.input.metrics, files, snakemake.output)
+    write_tables(snakemake.input.metrics, snakemake.params.files, snakemake.params.settings, snakemake.output)
 
 
 run(snakemake, main)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LmgapError
+from ..files import model_file
 from .scores import read_scores
 from .table import MISSING, Column, Table
 
@@ -231,14 +232,21 @@ TABLE = Table(
 )
 
 
-def write_comparison(models, inputs, settings, outputs):
+def write_comparison(models, table, files, settings, outputs):
     """comparison.tsv and .md for every pair of the config's models on every scored split.
-    models: ngram (the config's models), neural ({name: train_fraction or None}); inputs: table
-    (perplexity.tsv), documents ({model: {split: path}}); settings: splits, resamples, seed;
-    outputs: tsv, md."""
+    models: ngram (the config's models), neural ({name: train_fraction or None}); table:
+    perplexity.tsv; files: the path patterns of the per-document scores, documents (an n-gram
+    model's) and neural_documents (see lmgap.files.model_file); settings: splits, resamples,
+    seed; outputs: tsv, md."""
     splits, resamples, seed = settings["splits"], settings["resamples"], settings["seed"]
-    documents = {(model, split): path for model, paths in inputs["documents"].items() for split, path in paths.items()}
-    with open(inputs["table"], newline="") as handle:
+    patterns = {
+        **dict.fromkeys(models["ngram"], files["documents"]),
+        **dict.fromkeys(models["neural"], files["neural_documents"]),
+    }
+    documents = {
+        (model, split): model_file(pattern, model, split) for model, pattern in patterns.items() for split in splits
+    }
+    with open(table, newline="") as handle:
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [
         compare(pair, split, documents, figures, resamples, seed)

@@ -5,7 +5,7 @@ import csv
 import math
 from pathlib import Path
 
-from ..files import read_json
+from ..files import model_file, read_json
 from ..neural.files import weights_bytes
 from .perplexity import TABLE as PERPLEXITY
 from .perplexity import flag_label, prune_label
@@ -95,23 +95,31 @@ def read_benchmark(path):
     return {name: math.nan if text in ("NA", "") else float(text) for name, text in figures.items()}
 
 
-def scored_tokens(metric_paths):
-    """Tokens (words and one `</s>` per line) a model scored over the evaluated splits."""
-    return sum(read_json(path)["sums"]["tokens"] for path in metric_paths)
+def models_scored(metric_paths):
+    """{model: [its metrics records, one per scored split]} in the order of the records."""
+    models = {}
+    for path in metric_paths:
+        record = read_json(path)
+        models.setdefault(record["model"], []).append(record)
+    return models
 
 
-def cost_rows(models, files, neural=None):
-    """One row per model; files maps an n-gram model's name to {"train": its train benchmark,
-    "usage": its usage record, "counts": its n-gram counts (with its training text's size),
-    "query": its query benchmarks, "metrics": its metrics, "binary": its binary}. neural maps a
-    neural model's name to {"train": its train benchmark or None, "record": its training.json or
-    None, "score": its scoring benchmarks, "metrics": its metrics, "folder": its saved model}."""
+def cost_rows(metric_paths, files, settings):
+    """One row per model of the metrics records, from the files of the jobs that made it: files
+    and settings as lmgap.report.perplexity.load_metrics takes them (files with the patterns of
+    the train, query, train_neural and score_neural benchmarks and of the usage records)."""
     rows = []
-    for name, options in models.items():
-        job = read_benchmark(files[name]["train"])
-        usage = read_json(files[name]["usage"])
-        queries = [read_benchmark(path) for path in files[name]["query"]]
-        training = read_json(files[name]["counts"])["training_text"]
+    for name, records in models_scored(metric_paths).items():
+        splits = [record["split"] for record in records]
+        scored = sum(record["sums"]["tokens"] for record in records)
+        if records[0].get("family") == "neural":
+            rows.append(neural_row(name, splits, scored, files, settings["neural"][name]))
+            continue
+        options = records[0]
+        job = read_benchmark(model_file(files["train"], name))
+        usage = read_json(model_file(files["usage"], name))
+        queries = [read_benchmark(model_file(files["query"], name, split)) for split in splits]
+        training = read_json(model_file(files["counts"], name))["training_text"]
         query_seconds = sum(q["s"] for q in queries)
         rows.append(
             {
@@ -126,9 +134,7 @@ def cost_rows(models, files, neural=None):
                 "train_job_seconds": job["s"],
                 "query_seconds": query_seconds,
                 "train_tokens_per_second": training["tokens"] / job["s"] if job["s"] else None,
-                "eval_tokens_per_second": scored_tokens(files[name]["metrics"]) / query_seconds
-                if query_seconds
-                else None,
+                "eval_tokens_per_second": scored / query_seconds if query_seconds else None,
                 # The job's whole process tree, lmplz and build_binary at once.
                 "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
                 # What the train job reserved (usage records from before it was kept have none),
@@ -136,33 +142,34 @@ def cost_rows(models, files, neural=None):
                 "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
                 "lmplz_peak_rss_mb": usage["lmplz"]["peak_rss_mb"],
                 "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
-                "binary_bytes": Path(files[name]["binary"]).stat().st_size,
+                "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
                 "prune": prune_label(options["prune"]),
-                "discount_fallback": flag_label(options["discount_fallback"]),
-                "model": name,
-            }
-        )
-    for name, paths in sorted((neural or {}).items()):
-        job = read_benchmark(paths["train"]) if paths["train"] else None
-        record = read_json(paths["record"]) if paths["record"] else None
-        scores = [read_benchmark(path) for path in paths["score"]]
-        score_seconds = sum(q["s"] for q in scores)
-        rows.append(
-            {
-                "family": "neural",
-                "train_fraction": paths.get("train_fraction"),
-                "train_tokens": record["training_text"]["tokens"] if record else None,
-                "train_job_seconds": job["s"] if job else None,
-                "query_seconds": score_seconds,
-                # Subword tokens through the optimizer per second of training.
-                "train_tokens_per_second": record["train_tokens_per_second"] if record else None,
-                "eval_tokens_per_second": scored_tokens(paths["metrics"]) / score_seconds if score_seconds else None,
-                "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
-                "binary_bytes": weights_bytes(paths["folder"]),
+                "discount_fallback": flag_label(settings["discount_fallback"]),
                 "model": name,
             }
         )
     return TABLE.frame(sorted(rows, key=_model_order))
+
+
+def neural_row(name, splits, scored, files, settings):
+    """A neural model's row: its training job's (where the pipeline trained it) and scoring's."""
+    job = read_benchmark(model_file(files["train_neural"], name)) if settings["trained"] else None
+    record = read_json(model_file(files["record"], name)) if settings["trained"] else None
+    scores = [read_benchmark(model_file(files["score_neural"], name, split)) for split in splits]
+    score_seconds = sum(q["s"] for q in scores)
+    return {
+        "family": "neural",
+        "train_fraction": settings["train_fraction"],
+        "train_tokens": record["training_text"]["tokens"] if record else None,
+        "train_job_seconds": job["s"] if job else None,
+        "query_seconds": score_seconds,
+        # Subword tokens through the optimizer per second of training.
+        "train_tokens_per_second": record["train_tokens_per_second"] if record else None,
+        "eval_tokens_per_second": scored / score_seconds if score_seconds else None,
+        "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
+        "binary_bytes": weights_bytes(settings["folder"]),
+        "model": name,
+    }
 
 
 def _model_order(row):
@@ -171,8 +178,9 @@ def _model_order(row):
     return (neural, 0 if neural else row["order"], row["model"])
 
 
-def write_cost_tables(models, files, splits, outputs, neural=None):
-    rows = cost_rows(models, files, neural)
+def write_cost_tables(metric_paths, files, settings, outputs):
+    rows = cost_rows(metric_paths, files, settings)
+    splits = dict.fromkeys(read_json(path)["split"] for path in metric_paths)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
     TABLE.write(
         rows,

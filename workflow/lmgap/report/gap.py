@@ -206,26 +206,43 @@ def p0_method(system, coverage, base):
     }[system.get("kind") or system["family"]]
 
 
+def timing_file(system, split, patterns):
+    """The benchmark of a system's scoring job on a split (patterns by family, a neural model's by
+    kind; the n-grams' job scores both contexts at once), or None where no job of its own is timed
+    (the blend, the baseline). system: as write_model_tables takes it."""
+    pattern = patterns.get(system.get("kind") or system["family"])
+    if pattern is None:
+        return None
+    return pattern.format(model=system["model"], neural=system["model"], context=system["context"], split=split)
+
+
+def timing(system, split, patterns):
+    """The seconds of timing_file's job, or NaN where there is none."""
+    path = timing_file(system, split, patterns)
+    return read_benchmark(path)["s"] if path else math.nan
+
+
 def write_model_tables(systems, files, settings, outputs):
     """The table from the files of rules gap_evaluate, the predicting rules, their benchmarks,
-    gap_candidates and gap_blend, joined by name. systems: {system: {"model", "family", "order",
-    "context", and "kind" for a masked model}}; files: {"metrics", "stats", "seconds": {system:
-    {split: path}}, "coverage", "weights": {split: path}}; settings: splits, base (the rescoring
-    n-gram), top_k; outputs: tsv, md."""
-    tables = {split: read_json(path)["coverage"] for split, path in files["coverage"].items()}
+    gap_candidates and gap_blend, each found by the path pattern of the rule that writes it.
+    systems: {system: {"model", "family", "order", "context", and "kind" for a neural model}};
+    files: the patterns of metrics and stats ({system}, {split}), coverage and weights ({split};
+    weights where a blend is), timings ({family or kind: benchmark}); settings: splits, blend
+    (whether there is one), base (the rescoring n-gram), top_k; outputs: tsv, md."""
+    splits = settings["splits"]
+    tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
     rows = []
     for name, system in systems.items():
-        for split in settings["splits"]:
-            timing = files["seconds"].get(name, {}).get(split)
+        for split in splits:
             rows.append(
                 gap_row(
                     split,
                     system,
-                    files["metrics"][name][split],
-                    files["stats"][name][split],
+                    files["metrics"].format(system=name, split=split),
+                    files["stats"].format(system=name, split=split),
                     p0_method(system, tables[split], settings["base"]),
-                    read_benchmark(timing)["s"] if timing else math.nan,
+                    timing(system, split, files["timings"]),
                 )
             )
-    blends = [(split, read_json(path)) for split, path in files["weights"].items()]
+    blends = [(split, read_json(files["weights"].format(split=split))) for split in splits if settings["blend"]]
     write_gap_tables(rows, settings["top_k"], outputs, blends)

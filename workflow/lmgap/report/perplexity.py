@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..files import read_json
+from ..files import model_file, read_json
 from ..neural.files import parameter_count, weights_bytes
 from ..record import split_figures
 from .table import MISSING, Column, Table
@@ -173,9 +173,9 @@ def flag_label(flag):
     return "true" if flag else "false"
 
 
-def ngram_columns(record, files):
+def ngram_columns(record, files, discount_fallback):
     """The columns only an n-gram model fills: its size in n-grams and on disk, its options."""
-    counts = read_json(files["counts"])
+    counts = read_json(model_file(files["counts"], record["model"]))
     ngrams = counts["ngrams"]
     return {
         "family": "ngram",
@@ -184,42 +184,43 @@ def ngram_columns(record, files):
         "train_tokens": counts["training_text"]["tokens"],
         **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
         "ngrams_total": sum(ngrams),
-        "binary_bytes": Path(files["binary"]).stat().st_size,
+        "binary_bytes": Path(model_file(files["binary"], record["model"])).stat().st_size,
         "prune": prune_label(record["prune"]),
-        "discount_fallback": files["discount_fallback"],
+        "discount_fallback": discount_fallback,
     }
 
 
-def neural_columns(files):
+def neural_columns(name, files, settings):
     """A neural model's: its training text (when the pipeline trained it), weights and parameters."""
-    training = read_json(files["record"])["training_text"] if files.get("record") else None
+    training = read_json(model_file(files["record"], name))["training_text"] if settings["trained"] else None
     return {
         "family": "neural",
-        "train_fraction": files.get("train_fraction"),
+        "train_fraction": settings["train_fraction"],
         "train_tokens": training["tokens"] if training else None,
-        "binary_bytes": weights_bytes(files["folder"]),
-        "parameters": parameter_count(files["folder"]),
+        "binary_bytes": weights_bytes(settings["folder"]),
+        "parameters": parameter_count(settings["folder"]),
     }
 
 
-def load_metrics(metric_paths, model_files):
-    """One row per (model, split): every figure, the model's size and training text, and the raw
-    sums, rows sorted.
+def load_metrics(metric_paths, files, settings):
+    """One row per (model, split) of the metrics records: every figure, the model's size and
+    training text, and the raw sums, rows sorted.
 
-    model_files maps an n-gram model's name to {"counts": its ngram_counts.json, "binary": its
-    binary, "discount_fallback": whether lmplz was given the flag}, a neural model's to
-    {"family": "neural", "folder": its saved model, "record": its training.json or None,
-    "train_fraction": its share of the training split or None}.
+    files: the path patterns of the rules that write each model's other files (see
+    lmgap.files.model_file), filled in with the model a record names: counts and binary of an
+    n-gram model, record (training.json) of a neural model the pipeline trained. settings:
+    discount_fallback (whether lmplz was given the flag), and neural: {name: {"folder": its saved
+    model, "trained": whether the pipeline trained it, "train_fraction": its share of the
+    training split or None}}.
     """
     rows = []
     max_order = 1
     for path in metric_paths:
         record = read_json(path)
-        files = model_files[record["model"]]
-        if files.get("family") == "neural":
-            own = neural_columns(files)
+        if record.get("family") == "neural":
+            own = neural_columns(record["model"], files, settings["neural"][record["model"]])
         else:
-            own = ngram_columns(record, files)
+            own = ngram_columns(record, files, settings["discount_fallback"])
             max_order = max(max_order, record["order"])
         rows.append(
             {
@@ -255,7 +256,7 @@ def _model_order(row):
 
 def fallback_discounts(count_paths):
     """{model: the orders lmplz took --discount_fallback's discounts for} of the n-gram models
-    (ngram_counts.json by model) that needed any."""
+    ({model: its ngram_counts.json}) that needed any."""
     found = {}
     for model, path in count_paths.items():
         orders = read_json(path).get("fallback_discounts")
@@ -309,8 +310,8 @@ NEURAL_NOTE = (
 )
 
 
-def write_tables(metric_paths, model_files, outputs):
-    """Write both tables from the metrics files of the current config's models."""
-    rows = load_metrics(metric_paths, model_files)
-    counts = {model: files["counts"] for model, files in model_files.items() if "counts" in files}
-    TABLE.write(rows, outputs, markdown(rows, fallback_discounts(counts)))
+def write_tables(metric_paths, files, settings, outputs):
+    """Write both tables from the metrics files of the current config's models (see load_metrics)."""
+    rows = load_metrics(metric_paths, files, settings)
+    ngrams = dict.fromkeys(rows.loc[rows["family"] == "ngram", "model"])
+    TABLE.write(rows, outputs, markdown(rows, fallback_discounts({m: model_file(files["counts"], m) for m in ngrams})))
