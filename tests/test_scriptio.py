@@ -7,6 +7,8 @@ import pytest
 
 from lmgap.errors import LmgapError
 from lmgap.files import DamagedRecord, read_json
+from lmgap.report.cost import read_benchmark
+from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
 from lmgap.preflight import other_models_warning
 from lmgap.scriptio import run
@@ -29,6 +31,48 @@ def test_a_damaged_record_is_named_with_the_fix_in_one_line(tmp_path, capsys):
     said = capsys.readouterr().err
     assert stopped.value.code == 1
     assert f"lmgap error in rule perplexity_table: {record} is damaged" in said and "Traceback" not in said
+
+
+BENCHMARK = (
+    "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    "3.44\t0:00:03\t143.09\t1\t1\t1\t0\t0\t36\t1.25\n"
+)
+SCORES = (
+    "line\ttokens\toovs\tlog10_prob\tlog10_prob_oov\tperplexity_including_oovs\tperplexity_excluding_oovs\n"
+    "1\t5\t1\t-9.0\t-2.0\t63.1\t34.5\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("", "empty, or its last line cut short"),
+        (BENCHMARK[:-9], "empty, or its last line cut short"),
+        (BENCHMARK.split("\n")[0] + "\n", "it has no rows"),
+        (BENCHMARK.replace("3.44", "3.4x"), "ValueError"),
+        (BENCHMARK.replace("\t1.25", ""), "TypeError"),
+    ],
+)
+def test_a_damaged_benchmark_is_named_with_the_fix(tmp_path, text, why):
+    path = tmp_path / "o3.tsv"
+    path.write_text(BENCHMARK)
+    assert read_benchmark(path) == {"s": 3.44, "cpu": 1.25, "rss": 143.09}
+    path.write_text(text)
+    with pytest.raises(DamagedRecord, match=rf"o3.tsv is damaged \({why}.*\): delete it, and run the pipeline again"):
+        read_benchmark(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", SCORES[:-5], SCORES.split("\n")[0] + "\n", SCORES.replace("\t34.5", "\t"), SCORES.replace("1\t5", "1.5\t5")],
+)
+def test_damaged_document_scores_are_named_with_the_fix(tmp_path, text):
+    path = tmp_path / "dev-0.documents.tsv"
+    path.write_text(SCORES)
+    assert read_scores(path)["tokens"].tolist() == [5]
+    path.write_text(text)
+    with pytest.raises(DamagedRecord, match=r"dev-0.documents.tsv is damaged \(.+\): delete it"):
+        read_scores(path)
 
 
 def test_an_interrupt_stops_the_job_without_a_traceback(tmp_path, capsys):

@@ -13,7 +13,16 @@ import psutil
 import pytest
 import yaml
 
-from conftest import GAP_TABLE, PERPLEXITY_TABLE, REPO, SNAKEMAKE, demo_corpus, jobs_planned, run_pipeline
+from conftest import (
+    COMPARISON_TABLE,
+    GAP_TABLE,
+    PERPLEXITY_TABLE,
+    REPO,
+    SNAKEMAKE,
+    demo_corpus,
+    jobs_planned,
+    run_pipeline,
+)
 from lmgap.atomic import atomic_open
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.errors import LmgapError
@@ -425,8 +434,8 @@ def test_a_table_left_by_another_configuration_is_named_when_a_run_stops_short_o
     )
 
 
-# Every kind of record of ours a table reads (lmgap.files.read_json), damaged as a job killed while
-# writing elsewhere or a full disk leaves it, and the table that reads it.
+# Every kind of record of ours a table reads (lmgap.files.read_json and read_table_record), damaged
+# as a job killed while writing elsewhere or a full disk leaves it, and the table that reads it.
 RECORDS = {
     "results/models/o3/ngram_counts.json": PERPLEXITY_TABLE,
     "results/eval/o5/dev-0.json": PERPLEXITY_TABLE,
@@ -436,6 +445,10 @@ RECORDS = {
     "results/gap/candidates/dev-0.coverage.json": GAP_TABLE,
     "results/gap/both/blend/dev-0/weights.json": GAP_TABLE,
     "results/corpus/manifest.json": "results/provenance.json",
+    # TSV records: Snakemake's benchmarks and the per-document scores.
+    "results/benchmarks/query/o3/dev-0.tsv": "results/tables/cost.tsv",
+    "results/benchmarks/gap_logprobs/o4/dev-0.tsv": GAP_TABLE,
+    "results/eval/o4/dev-0.documents.tsv": COMPARISON_TABLE,
 }
 
 

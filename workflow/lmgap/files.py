@@ -19,8 +19,11 @@ def sha256(path):
 
 
 class DamagedRecord(LmgapError, ValueError):
-    """A record of the pipeline's own that does not read as JSON (a job killed while writing
-    elsewhere, a disk that filled up, a hand edit); a ValueError, as json's own error is."""
+    """A record of the pipeline's own that does not read as it was written (a job killed while
+    writing elsewhere, a disk that filled up, a hand edit); a ValueError, as json's own error is."""
+
+    def __init__(self, path, why):
+        super().__init__(f"{path} is damaged ({why}): delete it, and run the pipeline again to write it anew")
 
 
 def read_json(path):
@@ -29,9 +32,22 @@ def read_json(path):
         try:
             return json.load(handle)
         except ValueError as err:
-            raise DamagedRecord(
-                f"{path} is damaged ({err}): delete it, and run the pipeline again to write it anew"
-            ) from None
+            raise DamagedRecord(path, err) from None
+
+
+def read_table_record(path, read):
+    """read(path) of a TSV record of ours, whose every line ends where it was written; one cut
+    short, or that read refuses, is named as damaged, with the fix."""
+    with open(path, "rb") as handle:
+        handle.seek(max(0, handle.seek(0, 2) - 1))
+        if handle.read(1) != b"\n":
+            raise DamagedRecord(path, "empty, or its last line cut short")
+    try:
+        return read(path)
+    except StopIteration:
+        raise DamagedRecord(path, "it has no rows") from None
+    except (ValueError, KeyError, TypeError) as err:
+        raise DamagedRecord(path, f"{type(err).__name__}: {err}") from None
 
 
 def model_file(pattern, model, split=None):

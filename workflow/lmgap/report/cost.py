@@ -5,7 +5,7 @@ import csv
 import math
 from pathlib import Path
 
-from ..files import model_file, read_json
+from ..files import model_file, read_json, read_table_record
 from ..neural.files import weights_bytes
 from .perplexity import TABLE as PERPLEXITY
 from .perplexity import flag_label, prune_label
@@ -89,10 +89,14 @@ TABLE = Table(
 def read_benchmark(path):
     """Seconds, CPU seconds and peak resident memory (MB) from a Snakemake benchmark file; NaN
     where Snakemake wrote NA (a job that ended before its first measurement)."""
-    with open(path, newline="") as handle:
-        row = next(csv.DictReader(handle, delimiter="\t"))
-    figures = {"s": row["s"], "cpu": row["cpu_time"], "rss": row["max_rss"]}
-    return {name: math.nan if text in ("NA", "") else float(text) for name, text in figures.items()}
+
+    def figures(path):
+        with open(path, newline="") as handle:
+            row = next(csv.DictReader(handle, delimiter="\t"))
+        texts = {"s": row["s"], "cpu": row["cpu_time"], "rss": row["max_rss"]}
+        return {name: math.nan if text in ("NA", "") else float(text) for name, text in texts.items()}
+
+    return read_table_record(path, figures)
 
 
 def models_scored(metric_paths):
