@@ -75,7 +75,7 @@ def main():
         (work / "alone").mkdir()
         (work / "alone/Snakefile").write_text(ONE_RULE)
         alone = statistics.median(
-            cpu_seconds([SNAKEMAKE, "-n", "--cores", "2"], work / "alone") for _ in range(args.repeats)
+            cpu_seconds([SNAKEMAKE, "-n", "--cores", "2"], work / "alone", None) for _ in range(args.repeats)
         )
         print(f"-\tSnakemake alone (a one-rule workflow, -n)\t{alone:.2f}")
         for commit in args.commits:
