@@ -9,6 +9,7 @@ import pytest
 from lmgap.corpus.sampling import line_keys, sample_mask
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config
+from lmgap.record import DOCUMENT_COLUMNS
 from lmgap.report.comparison import (
     TABLE,
     Pair,
@@ -77,10 +78,18 @@ def test_pairs_differ_in_one_setting_and_meet_the_next_lower_value():
     assert len(pairs) == 6 + 8 + 6
 
 
+def write_scores(path, rows):
+    """A documents.tsv as the scoring jobs write it, from (line, tokens, log10_prob) rows without OOVs."""
+    lines = [
+        f"{line}\t{tokens}\t0\t{log10}\t{log10}\t{10 ** (-log10 / tokens)}\t{10 ** (-log10 / tokens)}\n"
+        for line, tokens, log10 in rows
+    ]
+    path.write_text("\t".join(DOCUMENT_COLUMNS) + "\n" + "".join(lines))
+
+
 def test_models_that_scored_different_documents_are_refused(tmp_path):
     for name, lines in (("a", [1, 2]), ("b", [1, 3])):
-        rows = "".join(f"{line}\t5\t-3.0\n" for line in lines)
-        (tmp_path / f"{name}.tsv").write_text("line\ttokens\tlog10_prob\n" + rows)
+        write_scores(tmp_path / f"{name}.tsv", [(line, 5, -3.0) for line in lines])
     documents = {("a", "dev-0"): tmp_path / "a.tsv", ("b", "dev-0"): tmp_path / "b.tsv"}
     with pytest.raises(LmgapError, match="a and b scored different documents of dev-0; rerun"):
         compare(Pair("a", "b", "order"), "dev-0", documents, {}, 100, 1)
@@ -115,8 +124,7 @@ def test_a_tiny_sample_that_looks_better_through_its_oovs_is_not_comparable(tmp_
     # 141 including OOVs against 393 for all the data (3.9% OOV). Its log-probabilities are the
     # higher on every document, so the interval alone would call it really better.
     for name, log10 in (("o3-frac0.0001", -2.0), ("o3", -3.0)):
-        rows = "".join(f"{line}\t5\t{log10 + line / 100}\n" for line in range(1, 41))
-        (tmp_path / f"{name}.tsv").write_text("line\ttokens\tlog10_prob\n" + rows)
+        write_scores(tmp_path / f"{name}.tsv", [(line, 5, log10 + line / 100) for line in range(1, 41)])
     documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("o3-frac0.0001", "o3")}
     figures = {
         ("o3-frac0.0001", "dev-0"): {"perplexity_including_oovs": "141.0", "oov_rate": "0.52", "binary_bytes": "1"},
@@ -136,8 +144,7 @@ def test_a_split_of_too_few_documents_calls_nothing_real(tmp_path, count, real):
     # that real; below, no test could, though the bootstrap's interval excludes 1 (one document:
     # the ratio itself, a point).
     for name, log10 in (("o4", -2.0), ("o3", -3.0)):
-        rows = "".join(f"{line}\t5\t{log10 - line / 100}\n" for line in range(1, count + 1))
-        (tmp_path / f"{name}.tsv").write_text("line\ttokens\tlog10_prob\n" + rows)
+        write_scores(tmp_path / f"{name}.tsv", [(line, 5, log10 - line / 100) for line in range(1, count + 1)])
     documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("o4", "o3")}
     figures = {
         (name, "dev-0"): {"perplexity_including_oovs": ppl, "oov_rate": "0.04", "binary_bytes": "1"}
