@@ -112,6 +112,7 @@ def test_every_snakemake_option_the_readme_names_is_snakemake_s():
     options -= set().union(*LMGAP_FLAGS.values()) | {
         "--prune",
         "--discount_fallback",
+        "--interpolate_unigrams",
         "--skip_symbols",
         "--check",
         "--foreground",

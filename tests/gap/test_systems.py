@@ -73,6 +73,13 @@ def test_causal_models_rescore_the_highest_unpruned_order_and_need_an_n_gram():
         {"o3-prune0.1": {"order": 3, "prune": [0, 1]}, "o4-prune0.1": {"order": 4, "prune": [0, 1]}}, {}, False
     )
     assert pruned.rescoring_base() == "o4-prune0.1"
+    # SRILM's unigrams beside KenLM's: KenLM's, of the same order.
+    both = GapSystems(
+        {"o4": {"order": 4, "prune": []}, "o4-interp0": {"order": 4, "prune": [], "interpolate_unigrams": False}},
+        {},
+        False,
+    )
+    assert both.rescoring_base() == "o4"
     # Without an n-gram a causal model has no candidates and predicts nothing; a masked one does.
     bare = GapSystems({}, {"small": "causal", "bert": "masked"}, document=False)
     assert bare.rescoring_base() is None and [system.name for system in bare.all()] == [

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hand_recipe
-from conftest import DOCUMENT_TABLES, PERPLEXITY_TABLE, read_table, run_pipeline
+from conftest import COMPARISON_TABLE, DOCUMENT_TABLES, PERPLEXITY_TABLE, jobs_planned, read_table, run_pipeline
 from generate_corpus import MarkovSource, write_headers, write_split
 
 pytestmark = pytest.mark.pipeline
@@ -128,6 +128,45 @@ def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_
         capture_output=True,
     )
     assert int(row["ngrams_3"]) < int(unpruned.read_text().split("ngram 3=")[1].split()[0])
+
+
+def unigram_probabilities(arpa):
+    """{word: probability} of an ARPA file's unigrams that have one (not <s>)."""
+    lines = arpa.read_text().split("\\1-grams:\n")[1].split("\n\n")[0].splitlines()
+    fields = [line.split("\t") for line in lines]
+    return {word: 10 ** float(log10) for log10, word, *_ in fields if word != "<s>"}
+
+
+def test_srilm_s_unigrams_equal_lmplz_by_hand_and_kenlm_s_interpolate_them(three_splits, kenlm_bin, tmp_path):
+    work = tmp_path / "work"
+    config = {
+        "corpus": {"source": str(three_splits)},
+        "orders": [3],
+        "lmplz": {"interpolate_unigrams": [True, False], "discount_fallback": True},
+        "keep_arpa": True,
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
+    }
+    run_pipeline(work, config, PERPLEXITY_TABLE, COMPARISON_TABLE)
+    rows = {row["model"]: row for row in read_table(work)}
+    assert {name: row["interpolate_unigrams"] for name, row in rows.items()} == {"o3": "true", "o3-interp0": "false"}
+    options = ["--interpolate_unigrams", "0", "--discount_fallback"]
+    printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, options)
+    assert table_numbers(rows["o3-interp0"]) == printed_numbers(printed)
+    # Interpolating the unigrams gives each word with a probability its share of what SRILM's
+    # unigrams give <unk> alone, the same share for all: p(w) = p0(w) + p0(<unk>) / |V|, and
+    # p(<unk>) = p0(<unk>) / |V| (to the ARPA files' printed precision).
+    kenlm = unigram_probabilities(work / "results/models/o3/model.arpa")
+    srilm = unigram_probabilities(work / "results/models/o3-interp0/model.arpa")
+    assert kenlm.keys() == srilm.keys() and srilm["<unk>"] > 100 * kenlm["<unk>"]
+    share = srilm["<unk>"] / len(srilm)
+    for word, probability in kenlm.items():
+        assert probability == pytest.approx((word != "<unk>") * srilm[word] + share, rel=1e-6, abs=1e-9), word
+    comparison = (work / "results/tables/comparison.tsv").read_text().splitlines()
+    assert [line.split("\t")[1:4] for line in comparison[1:]] == [["o3-interp0", "o3", "interpolate_unigrams"]]
+    # Back to KenLM's alone: its model's jobs stand; only the tables are written again.
+    kenlm_only = {**config, "lmplz": {"interpolate_unigrams": True, "discount_fallback": True}}
+    assert set(jobs_planned(work, kenlm_only, PERPLEXITY_TABLE)) == {"perplexity_table"}
 
 
 def rewrite_in_tsv(split_dir, change):

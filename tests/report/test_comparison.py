@@ -78,6 +78,19 @@ def test_pairs_differ_in_one_setting_and_meet_the_next_lower_value():
     assert len(pairs) == 6 + 8 + 6
 
 
+def test_srilm_s_unigrams_meet_kenlm_s_and_every_pair_keeps_its_own_kind():
+    models = models_from_config([3, 4], [()], False, [1.0], [True, False])
+    pairs = {(pair.model, pair.baseline, pair.setting) for pair in model_pairs(models)}
+    assert pairs == {
+        ("o4", "o3", "order"),
+        ("o4-interp0", "o3-interp0", "order"),
+        ("o3-interp0", "o3", "interpolate_unigrams"),
+        ("o4-interp0", "o4", "interpolate_unigrams"),
+    }
+    # A neural model meets KenLM's unigrams, not SRILM's.
+    assert [(p.model, p.baseline) for p in neural_pairs(models, {"small": None})] == [("small", "o4")]
+
+
 def write_scores(path, rows):
     """A documents.tsv as the scoring jobs write it, from (line, tokens, log10_prob) rows without OOVs."""
     lines = [

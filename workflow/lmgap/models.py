@@ -11,32 +11,46 @@ def fraction_label(fraction):
     return format(Decimal(repr(float(fraction))), "f")
 
 
-def model_name(order, prune=(), train_fraction=1.0):
+def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True):
     """A folder name that tells models with different options apart: `o3`, `o4-prune0.0.1`,
-    `o5-frac0.1` (a model of the whole training split has no `-frac`). Not --discount_fallback,
-    which changes no model whose discounts lmplz can estimate: turning it on or off trains the
-    same folder again."""
+    `o5-frac0.1` (a model of the whole training split has no `-frac`), `o3-interp0` (lmplz's
+    --interpolate_unigrams 0, SRILM's unigrams). Not --discount_fallback, which changes no model
+    whose discounts lmplz can estimate: turning it on or off trains the same folder again."""
     name = f"o{order}"
     if prune:
         name += "-prune" + ".".join(str(p) for p in prune)
     if train_fraction != 1:
         name += f"-frac{fraction_label(train_fraction)}"
+    if not interpolate_unigrams:
+        name += "-interp0"
     return name
 
 
-def models_from_config(orders, prune_settings, discount_fallback, train_fractions=(1.0,)):
-    """{name: options} for every combination of order, pruning and training fraction."""
+def models_from_config(orders, prune_settings, discount_fallback, train_fractions=(1.0,), interpolations=(True,)):
+    """{name: options} for every combination of order, pruning, training fraction and unigram
+    interpolation. The options of a model with KenLM's default unigrams hold no
+    interpolate_unigrams, as its name has no `-interp0`: models trained before the setting
+    existed keep their settings, and nothing trains again."""
     return {
-        model_name(order, prune, fraction): {
+        model_name(order, prune, fraction, interpolate): {
             "order": order,
             "prune": list(prune),
             "discount_fallback": bool(discount_fallback),
             "train_fraction": float(fraction),
+            **({} if interpolate else {"interpolate_unigrams": False}),
         }
         for order in sorted(set(orders))
         for prune in prune_settings
         for fraction in sorted(set(train_fractions))
+        for interpolate in interpolations
     }
+
+
+def interpolate_settings(interpolate_unigrams):
+    """lmplz.interpolate_unigrams as a list of settings, KenLM's default first: one boolean, or a
+    list of them."""
+    values = interpolate_unigrams if isinstance(interpolate_unigrams, list) else [interpolate_unigrams]
+    return sorted(set(values), reverse=True)
 
 
 def prune_settings(prune):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from lmgap.configcheck import validate_config
 from lmgap.errors import LmgapError
-from lmgap.models import models_from_config, prune_settings
+from lmgap.models import interpolate_settings, models_from_config, prune_settings
 from lmgap.neural.settings import neural_models
 
 # Each rule's params give its script's code by content (`code=script_code(rule)`): an edit reruns
@@ -19,7 +19,11 @@ except LmgapError as err:
 ORDERS = sorted({int(order) for order in config["orders"]})
 TRAIN_FRACTIONS = sorted({float(fraction) for fraction in config["train_fraction"]})
 MODELS = models_from_config(
-    ORDERS, prune_settings(config["lmplz"]["prune"]), config["lmplz"]["discount_fallback"], TRAIN_FRACTIONS
+    ORDERS,
+    prune_settings(config["lmplz"]["prune"]),
+    config["lmplz"]["discount_fallback"],
+    TRAIN_FRACTIONS,
+    interpolate_settings(config["lmplz"]["interpolate_unigrams"]),
 )
 # Neural models by name, each with its evaluation window settled (a `path:` model's folder is
 # checked now, before any job).

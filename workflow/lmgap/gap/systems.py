@@ -102,10 +102,16 @@ class GapSystems:
 
     def rescoring_base(self):
         """The n-gram whose both-context prediction gives the causal models their candidates: the
-        highest unpruned order (the highest order, when every model is pruned); None without one."""
+        highest unpruned order (the highest order, when every model is pruned), with KenLM's
+        unigrams where both are trained; None without one."""
         if not self.ngrams:
             return None
-        return max(self.ngrams, key=lambda name: (not any(self.ngrams[name]["prune"]), self.ngrams[name]["order"]))
+
+        def preference(name):
+            options = self.ngrams[name]
+            return not any(options["prune"]), options["order"], options.get("interpolate_unigrams", True)
+
+        return max(self.ngrams, key=preference)
 
     def models_of(self, system):
         """The n-gram models whose binaries a system's predictions come from."""

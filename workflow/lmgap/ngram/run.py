@@ -18,15 +18,17 @@ from .output import arpa_header_counts, stderr_tail
 
 
 def lmplz_command(lmplz, options, temp_prefix, text):
-    """The lmplz argument list (options: order, mem_mb for -S, prune, discount_fallback): never a
-    shell string, so no config value is interpreted. Without --arpa, lmplz writes the model to its
-    standard output, which build_binary reads."""
+    """The lmplz argument list (options: order, mem_mb for -S, prune, discount_fallback,
+    interpolate_unigrams): never a shell string, so no config value is interpreted. Without
+    --arpa, lmplz writes the model to its standard output, which build_binary reads."""
     cmd = [str(lmplz), "-o", str(options["order"]), "--skip_symbols", "-S", f"{int(options['mem_mb'])}M"]
     cmd += ["-T", str(temp_prefix)]
     if options.get("prune"):
         cmd += ["--prune", *(str(p) for p in options["prune"])]
     if options.get("discount_fallback"):
         cmd.append("--discount_fallback")
+    if not options.get("interpolate_unigrams", True):
+        cmd += ["--interpolate_unigrams", "0"]
     return cmd + ["--text", str(text)]
 
 

@@ -29,7 +29,7 @@ CONFIDENCE = 0.95
 MIN_DOCUMENTS = 6
 # Resamples drawn at once: a block of indices is CHUNK times the documents.
 CHUNK = 64
-SETTINGS = ("order", "train_fraction", "prune", "family")
+SETTINGS = ("order", "train_fraction", "prune", "interpolate_unigrams", "family")
 
 
 @dataclass(frozen=True)
@@ -42,34 +42,42 @@ class Pair:
 def model_pairs(models):
     """Pairs of models (name, options as MODELS holds them) that differ in one setting: each
     order against the next lower one, each training fraction against the next smaller one, each
-    pruned model against the unpruned one; the other settings equal."""
+    pruned model against the unpruned one, each model of SRILM's unigrams against KenLM's; the
+    other settings equal."""
 
     def key(options):
-        return options["order"], tuple(options["prune"]), options["train_fraction"]
+        interpolated = options.get("interpolate_unigrams", True)
+        return options["order"], tuple(options["prune"]), options["train_fraction"], interpolated
 
     named = {key(options): name for name, options in models.items()}
     orders = sorted({options["order"] for options in models.values()})
     fractions = sorted({options["train_fraction"] for options in models.values()})
     pairs = []
     for name, options in sorted(models.items()):
-        order, prune, fraction = key(options)
+        order, prune, fraction, interpolated = key(options)
         candidates = []
         if orders.index(order):
-            candidates.append(("order", (orders[orders.index(order) - 1], prune, fraction)))
+            candidates.append(("order", (orders[orders.index(order) - 1], prune, fraction, interpolated)))
         if fractions.index(fraction):
-            candidates.append(("train_fraction", (order, prune, fractions[fractions.index(fraction) - 1])))
+            smaller = fractions[fractions.index(fraction) - 1]
+            candidates.append(("train_fraction", (order, prune, smaller, interpolated)))
         if prune:
-            candidates.append(("prune", (order, (), fraction)))
+            candidates.append(("prune", (order, (), fraction, interpolated)))
+        if not interpolated:
+            candidates.append(("interpolate_unigrams", (order, prune, fraction, True)))
         pairs += [Pair(name, named[other], setting) for setting, other in candidates if other in named]
     return sorted(pairs, key=lambda pair: (SETTINGS.index(pair.setting), pair.model))
 
 
 def neural_pairs(models, neural):
     """Each neural model against an n-gram of equal training text: the highest order, unpruned,
-    trained on the same share of the training split (the whole split for a model the pipeline
-    did not train, or when no n-gram has that share). neural: {name: its train_fraction or None}."""
+    with KenLM's unigrams, trained on the same share of the training split (the whole split for a
+    model the pipeline did not train, or when no n-gram has that share). neural: {name: its
+    train_fraction or None}."""
     unpruned = [
-        (options["order"], options["train_fraction"], name) for name, options in models.items() if not options["prune"]
+        (options["order"], options["train_fraction"], name)
+        for name, options in models.items()
+        if not options["prune"] and options.get("interpolate_unigrams", True)
     ]
     pairs = []
     for name, fraction in sorted(neural.items()):
@@ -177,14 +185,15 @@ TABLE = Table(
         Column(
             "baseline",
             "the baseline the model is compared with: the next lower order, the next smaller training "
-            "fraction, the same model unpruned, or for a neural model the highest-order unpruned n-gram "
-            "trained on the same text",
+            "fraction, the same model unpruned or with KenLM's unigrams, or for a neural model the "
+            "highest-order unpruned n-gram trained on the same text",
             "Baseline",
         ),
         Column(
             "differs_in",
             "the one setting the model differs in from its baseline: `order`, `train_fraction` "
-            "(whose smaller vocabulary also prices unknown words otherwise), `prune` or `family`",
+            "(whose smaller vocabulary also prices unknown words otherwise), `prune`, "
+            "`interpolate_unigrams` or `family`",
             "Differs in",
         ),
         Column("perplexity_model", "the model's perplexity including OOVs, as in perplexity.tsv", "PPL:", "{:.2f}"),
@@ -261,6 +270,7 @@ def comparison_markdown(frame, resamples, seed):
     opening = f"Definitions ({resamples:,} resamples, seed {seed}; every figure is in `comparison.tsv`):"
     if frame.empty:
         opening = (
-            "No two models of the config differ in one setting (order, train_fraction, prune or family).\n\n" + opening
+            "No two models of the config differ in one setting (order, train_fraction, prune, "
+            "interpolate_unigrams or family).\n\n" + opening
         )
     return TABLE.markdown(frame, "Which differences are real", opening)

@@ -69,7 +69,10 @@ TABLE = Table(
         ),
         Column("lmplz_peak_rss_mb", "lmplz's own peak resident memory in MB"),
         Column("build_binary_peak_rss_mb", "build_binary's own peak resident memory in MB"),
-        *(PERPLEXITY.column(name) for name in ("binary_bytes", "prune", "discount_fallback", "model")),
+        *(
+            PERPLEXITY.column(name)
+            for name in ("binary_bytes", "prune", "interpolate_unigrams", "discount_fallback", "model")
+        ),
     ),
     shown=(
         "model",
@@ -148,6 +151,7 @@ def cost_rows(metric_paths, files, settings):
                 "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
                 "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
                 "prune": prune_label(options["prune"]),
+                "interpolate_unigrams": flag_label(options.get("interpolate_unigrams", True)),
                 "discount_fallback": flag_label(settings["discount_fallback"]),
                 "model": name,
             }

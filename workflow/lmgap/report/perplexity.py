@@ -141,6 +141,11 @@ TABLE = Table(
         Column("log10_prob", "the raw sum the figures come from: log10 P of all tokens"),
         Column("log10_prob_oov", "the raw sum of log10 P over the OOV tokens alone"),
         Column("prune", "the `lmplz --prune` thresholds, or `none`"),
+        Column(
+            "interpolate_unigrams",
+            "`true` for KenLM's unigrams, interpolated with the uniform distribution; `false` for "
+            "SRILM's, the discounted mass given to `<unk>` (`lmplz --interpolate_unigrams 0`)",
+        ),
         Column("discount_fallback", "whether `lmplz --discount_fallback` was given (`true` or `false`)"),
         Column(
             "model",
@@ -186,6 +191,8 @@ def ngram_columns(record, files, discount_fallback):
         "ngrams_total": sum(ngrams),
         "binary_bytes": Path(model_file(files["binary"], record["model"])).stat().st_size,
         "prune": prune_label(record["prune"]),
+        # Absent from the records of models with KenLM's default (lmgap.models.models_from_config).
+        "interpolate_unigrams": record.get("interpolate_unigrams", True),
         "discount_fallback": discount_fallback,
     }
 
@@ -249,8 +256,14 @@ def _model_order(row):
     """n-grams by order, unpruned before pruned, then training fraction, split, model; then the
     neural models by split and name (their n-gram options are empty)."""
     if row["family"] == "neural":
-        return (True, 0, False, "", False, 0.0, row["split"], row["model"])
-    options = (row["prune"] != "none", row["prune"], row["discount_fallback"], row["train_fraction"])
+        return (True, 0, False, "", False, False, 0.0, row["split"], row["model"])
+    options = (
+        row["prune"] != "none",
+        row["prune"],
+        not row["interpolate_unigrams"],
+        row["discount_fallback"],
+        row["train_fraction"],
+    )
     return (False, row["order"], *options, row["split"], row["model"])
 
 
@@ -285,6 +298,8 @@ def markdown(rows, fallbacks=None):
     options = []
     if any(row["prune"] != "none" for row in ngrams):
         options.append(", pruned as the Model column says (`prune` in the TSV)")
+    if not all(row["interpolate_unigrams"] for row in ngrams):
+        options.append(", SRILM's unigrams (`--interpolate_unigrams 0`) for the models named `-interp0`")
     if any(row["discount_fallback"] for row in ngrams):
         options.append(", `--discount_fallback`")
     extra = [

@@ -44,11 +44,13 @@ def _save(figure, path):
 
 def _variants(frame):
     """Models that differ only in order form one line: group by the other options."""
-    return frame.groupby(["prune", "discount_fallback", "train_fraction"], sort=True)
+    return frame.groupby(["prune", "interpolate_unigrams", "discount_fallback", "train_fraction"], sort=True)
 
 
-def _variant_label(prune, fallback, fraction=1.0):
+def _variant_label(prune, interpolated, fallback, fraction=1.0):
     parts = [] if prune == "none" else [f"prune {prune}"]
+    if not interpolated:
+        parts.append("SRILM unigrams")
     if fallback:
         parts.append("fallback")
     if fraction != 1:
@@ -78,9 +80,9 @@ def perplexity_by_order(frame, path):
         )
     frame = ngram_rows(frame)
     for split, by_split in frame.groupby("split", sort=True):
-        for (prune, fallback, fraction), group in _variants(by_split):
+        for (prune, interpolated, fallback, fraction), group in _variants(by_split):
             group = group.sort_values("order")
-            suffix = " ".join(filter(None, [split, _variant_label(prune, fallback, fraction)]))
+            suffix = " ".join(filter(None, [split, _variant_label(prune, interpolated, fallback, fraction)]))
             axes.plot(group["order"], group["perplexity_including_oovs"], "o-", label=f"incl. OOVs, {suffix}")
             axes.plot(group["order"], group["perplexity_excluding_oovs"], "s--", label=f"excl. OOVs, {suffix}")
     axes.set_xlabel("n-gram order")
@@ -95,9 +97,12 @@ def learning_curve(frame, path):
     """Perplexity against the tokens trained on, one line per order (and pruning), log x."""
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in ngram_rows(frame).groupby("split", sort=True):
-        for (order, prune, fallback), group in by_split.groupby(["order", "prune", "discount_fallback"], sort=True):
+        options = ["order", "prune", "interpolate_unigrams", "discount_fallback"]
+        for (order, prune, interpolated, fallback), group in by_split.groupby(options, sort=True):
             group = group.sort_values("train_tokens")
-            label = ", ".join(filter(None, [f"order {int(order)}", _variant_label(prune, fallback), split]))
+            label = ", ".join(
+                filter(None, [f"order {int(order)}", _variant_label(prune, interpolated, fallback), split])
+            )
             axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "o-", label=label)
     trained = neural_rows(frame).dropna(subset=["train_tokens"])
     for (model, split), group in trained.groupby(["model", "split"], sort=True):
