@@ -3,6 +3,7 @@ only into a clone of the corpus it predicted, losing nothing of the clone's own.
 
 import json
 import lzma
+import shutil
 import subprocess
 
 import pytest
@@ -88,3 +89,76 @@ def test_a_split_the_pipeline_does_not_predict_is_named_as_such(submission_and_c
     xz(clone / "test-B/in.tsv.xz", ["a", "b"])
     with pytest.raises(LmgapError, match=r"has test-B/in.tsv.xz, a split the pipeline does not predict"):
         copy_into(submission, clone)
+
+
+def own_file(clone, relative, committed):
+    """Work of the user's own at a path the copy writes: committed to the clone's git, then edited,
+    or never added."""
+    path = clone / relative
+    if committed:
+        path.write_text("my first notes\n")
+        git(clone, "add", relative)
+        git(clone, "commit", "-qm", "notes")
+    path.write_text("my notes\n")
+
+
+# Every class of clone a submission must not be copied into, and what the refusal says.
+FAULTS = {
+    "another test-A, as many lines": (
+        lambda clone: xz(clone / "test-A/in.tsv.xz", ["c", "d"]),
+        "is not the test-A/in.tsv.xz the submission predicted",
+    ),
+    "a dev-0 one line shorter": (
+        lambda clone: xz(clone / "dev-0/in.tsv.xz", ["a"]),
+        r"has 2 lines but .*in.tsv.xz has 1:",
+    ),
+    "a damaged dev-0": (
+        lambda clone: (clone / "dev-0/in.tsv.xz").write_bytes(b"\xfd7zXZ\x00 cut"),
+        "dev-0/in.tsv.xz is corrupt or truncated",
+    ),
+    "no dev-0": (lambda clone: shutil.rmtree(clone / "dev-0"), "has no dev-0/in.tsv.xz"),
+    "a split it does not predict": (
+        lambda clone: xz(clone / "test-B/in.tsv.xz", ["a"]),
+        "a split the pipeline does not predict",
+    ),
+    "a split the run did not score": (
+        lambda clone: xz(clone / "dev-1/in.tsv.xz", ["a"]),
+        "the submission has no dev-1/out.tsv",
+    ),
+    **{
+        f"{relative} of its own, {'edited' if committed else 'untracked'}": (
+            lambda clone, relative=relative, committed=committed: own_file(clone, relative, committed),
+            f"{relative} holds changes that are not committed",
+        )
+        for relative in ("gonito.yaml", "dev-0/out.tsv", "test-A/out.tsv")
+        for committed in (True, False)
+    },
+    "no git repository, a file of its own": (
+        lambda clone: (shutil.rmtree(clone / ".git"), own_file(clone, "dev-0/out.tsv", False)),
+        "dev-0/out.tsv holds changes that are not committed in a git repository",
+    ),
+}
+
+
+def files_of(clone):
+    return {path: path.read_bytes() for path in clone.rglob("*") if path.is_file() and ".git" not in path.parts}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_every_class_of_clone_not_to_copy_into_is_refused_and_left_as_it_was(submission_and_clone, fault):
+    submission, clone = submission_and_clone
+    change, says = FAULTS[fault]
+    change(clone)
+    before = files_of(clone)
+    with pytest.raises(LmgapError, match=says):
+        copy_into(submission, clone)
+    assert files_of(clone) == before
+
+
+def test_a_submission_without_its_record_of_inputs_is_refused(submission_and_clone):
+    submission, clone = submission_and_clone
+    (submission / "inputs.json").unlink()
+    before = files_of(clone)
+    with pytest.raises(LmgapError, match=r"has no inputs.json, the record of the inputs it predicted"):
+        copy_into(submission, clone)
+    assert files_of(clone) == before
