@@ -68,10 +68,14 @@ def test_moving_the_corpus_retrains_and_rescores_nothing(first_run):
     shutil.copytree(root / "corpus", copy)
     models = {p: p.stat().st_mtime_ns for p in (work / "results/models").rglob("model.binary")}
     # A dry run cannot know the fingerprints will come out as they were: it lists the jobs after
-    # them, and says so where it lists each fingerprint.
+    # them, and says so where it lists each fingerprint and at its end.
     planned = run_pipeline(work, {**config, "corpus": {"source": str(copy)}}, "--dry-run")
     said = planned.stdout + planned.stderr
     assert "Fingerprint dev-0's files (results/corpus/splits/dev-0.json). If they are the bytes they were" in said
+    # And, under the job table where the eye lands, Snakemake's own closing words.
+    assert planned.stdout.rstrip().endswith(
+        "alteration of the DAG of jobs (e.g. adding more jobs) after their completion."
+    )
     jobs, _ = rerun(work, {**config, "corpus": {"source": str(copy)}})
     assert jobs == FETCH
     (root / "link").symlink_to(copy)
