@@ -7,6 +7,7 @@ import json
 import lzma
 import math
 import re
+import shutil
 import subprocess
 import tomllib
 
@@ -275,6 +276,18 @@ def test_decades_and_hardest_documents_from_the_corpus_years(demo_run):
         for h in top:
             assert " ".join(texts[int(h["line"]) - 1].split()).startswith(h["excerpt"])
             assert float(h["year"]) == years[int(h["line"]) - 1]
+
+
+def test_a_report_shows_the_tables_the_run_made_whatever_config_yaml_asks_now(demo_run, tmp_path):
+    # The run made no gap table (gap.enabled was false for it, say); config.yaml asks for one now.
+    work = tmp_path / "work"
+    shutil.copytree(demo_run / "work", work, symlinks=True)
+    for made in ("gap.tsv", "gap.md"):
+        (work / "results/tables" / made).unlink()
+    done = run_pipeline(work, None, "--report", "report.html")
+    assert "Report created" in done.stderr, done.stderr[-3000:]
+    html = (work / "report.html").read_text()
+    assert "filename=gap.tsv" not in html and "filename=perplexity.tsv" in html
 
 
 def test_report_holds_every_table_and_plot_with_its_caption(demo_run):

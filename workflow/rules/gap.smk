@@ -317,7 +317,7 @@ rule gap_table:
         fingerprint=all_fingerprints,
         models=expand(MODEL_FINGERPRINT, model=GAP_MODELS),
     output:
-        tsv=report("results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"),
+        tsv=report_if_made("results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"),
         md="results/tables/gap.md",
     log:
         "logs/gap_table/gap_table.log",

@@ -17,7 +17,7 @@ rule perplexity_table:
         neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
-        tsv=report("results/tables/perplexity.tsv", caption="../report/perplexity.rst", category="Tables"),
+        tsv=report_if_made("results/tables/perplexity.tsv", caption="../report/perplexity.rst", category="Tables"),
         md="results/tables/perplexity.md",
     log:
         "logs/perplexity_table/perplexity_table.log",
@@ -48,7 +48,7 @@ rule cost_table:
         neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
-        tsv=report("results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"),
+        tsv=report_if_made("results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"),
         md="results/tables/cost.md",
     log:
         "logs/cost_table/cost_table.log",
@@ -70,7 +70,7 @@ rule comparison_table:
         documents=scored_outputs("documents"),
         fingerprint=all_fingerprints,
     output:
-        tsv=report("results/tables/comparison.tsv", caption="../report/comparison.rst", category="Tables"),
+        tsv=report_if_made("results/tables/comparison.tsv", caption="../report/comparison.rst", category="Tables"),
         md="results/tables/comparison.md",
     log:
         "logs/comparison_table/comparison_table.log",
@@ -99,7 +99,7 @@ rule provenance:
         fingerprint=all_fingerprints,
     output:
         # In the report too: the run's own record of what made its results.
-        provenance=report("results/provenance.json", caption="../report/provenance.rst", category="Run"),
+        provenance=report_if_made("results/provenance.json", caption="../report/provenance.rst", category="Run"),
     log:
         "logs/provenance/provenance.log",
     conda:
@@ -128,9 +128,9 @@ rule document_tables:
         texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
         fingerprint=all_fingerprints,
     output:
-        decades_tsv=report("results/tables/decades.tsv", caption="../report/decades.rst", category="Tables"),
+        decades_tsv=report_if_made("results/tables/decades.tsv", caption="../report/decades.rst", category="Tables"),
         decades_md="results/tables/decades.md",
-        hardest_tsv=report("results/tables/hardest.tsv", caption="../report/hardest.rst", category="Tables"),
+        hardest_tsv=report_if_made("results/tables/hardest.tsv", caption="../report/hardest.rst", category="Tables"),
         hardest_md="results/tables/hardest.md",
     log:
         "logs/document_tables/document_tables.log",
@@ -154,23 +154,23 @@ rule plots:
         losses=expand(rules.install_neural.output.loss, neural=NEURAL_TRAINED),
         fingerprint=all_fingerprints,
     output:
-        by_order=report(
+        by_order=report_if_made(
             "results/plots/perplexity_by_order.png", caption="../report/perplexity_by_order.rst", category="Plots"
         ),
-        hits=report("results/plots/hit_ratios.png", caption="../report/hit_ratios.rst", category="Plots"),
-        learning_curve=report(
+        hits=report_if_made("results/plots/hit_ratios.png", caption="../report/hit_ratios.rst", category="Plots"),
+        learning_curve=report_if_made(
             "results/plots/learning_curve.png", caption="../report/learning_curve.rst", category="Plots"
         ),
-        by_size=report(
+        by_size=report_if_made(
             "results/plots/perplexity_by_size.png", caption="../report/perplexity_by_size.rst", category="Plots"
         ),
-        documents=report(
+        documents=report_if_made(
             "results/plots/document_perplexity.png", caption="../report/document_perplexity.rst", category="Plots"
         ),
-        by_decade=report(
+        by_decade=report_if_made(
             "results/plots/perplexity_by_decade.png", caption="../report/perplexity_by_decade.rst", category="Plots"
         ),
-        training_loss=report(
+        training_loss=report_if_made(
             "results/plots/neural_training_loss.png", caption="../report/neural_training_loss.rst", category="Plots"
         ),
     log:
