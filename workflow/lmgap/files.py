@@ -50,11 +50,12 @@ def read_table_record(path, read):
         raise DamagedRecord(path, f"{type(err).__name__}: {err}") from None
 
 
-def model_file(pattern, model, split=None):
+def model_file(pattern, model, split=None, **wildcards):
     """A model's file (on a split) from the path pattern of the rule that writes it, whose model
-    wildcard is {model} (an n-gram model) or {neural} (a neural model): the tables join each
-    record they read to its model's other files by the names the record gives."""
-    return pattern.format(model=model, neural=model, split=split)
+    wildcard is {model} (an n-gram model) or {neural} (a neural model), and any other wildcards
+    it has: the tables join each record they read to its model's other files by the names the
+    record gives."""
+    return pattern.format(model=model, neural=model, split=split, **wildcards)
 
 
 def count_newlines(handle):

@@ -111,12 +111,13 @@ def models_scored(metric_paths):
     return models
 
 
-def cost_rows(metric_paths, files, settings):
-    """One row per model of the metrics records, from the files of the jobs that made it: files
-    and settings as lmgap.report.perplexity.load_metrics takes them (files with the patterns of
-    the train, query, train_neural and score_neural benchmarks and of the usage records)."""
+def cost_rows(scored, files, settings):
+    """One row per model of the metrics records (scored: see models_scored), from the files of the
+    jobs that made it: files and settings as lmgap.report.perplexity.load_metrics takes them (files
+    with the patterns of the train, query, train_neural and score_neural benchmarks and of the
+    usage records)."""
     rows = []
-    for name, records in models_scored(metric_paths).items():
+    for name, records in scored.items():
         splits = [record["split"] for record in records]
         scored = sum(record["sums"]["tokens"] for record in records)
         if records[0].get("family") == "neural":
@@ -187,8 +188,9 @@ def _model_order(row):
 
 
 def write_cost_tables(metric_paths, files, settings, outputs):
-    rows = cost_rows(metric_paths, files, settings)
-    splits = dict.fromkeys(read_json(path)["split"] for path in metric_paths)
+    scored = models_scored(metric_paths)
+    rows = cost_rows(scored, files, settings)
+    splits = dict.fromkeys(record["split"] for records in scored.values() for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
     TABLE.write(
         rows,

@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from ..files import read_json
+from ..files import model_file, read_json
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
@@ -213,7 +213,7 @@ def timing_file(system, split, patterns):
     pattern = patterns.get(system.get("kind") or system["family"])
     if pattern is None:
         return None
-    return pattern.format(model=system["model"], neural=system["model"], context=system["context"], split=split)
+    return model_file(pattern, system["model"], split, context=system["context"])
 
 
 def timing(system, split, patterns):
