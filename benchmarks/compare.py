@@ -30,6 +30,7 @@ import hand_recipe  # noqa: E402
 from generate_corpus import generate  # noqa: E402
 from lmgap.ngram.output import parse_summary  # noqa: E402
 from lmgap.corpus.rebuild import rebuild_split  # noqa: E402
+from lmgap.machine import default_budget_mb  # noqa: E402
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 
@@ -213,7 +214,7 @@ def main():
         corpus = Path(args.work) / f"corpus-{words}-seed{args.seed}"
         if not (corpus / "dev-0/expected.tsv").exists():
             generate(corpus, words, args.seed)
-        budget = int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
+        budget = default_budget_mb()
         report = {"words": words, "orders": args.orders, "machine": machine(), "memory_budget_mb": budget, "runs": []}
         for attempt in range(args.repeat):
             # Alternate the two, so that a slow spell of a shared machine hits both alike.

@@ -12,13 +12,14 @@ before it lack, is switched off where the commit knows it, so that every run doe
 import argparse
 import csv
 import json
-import os
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 from compare import SNAKEMAKE, checkout_env, jobs_due, kenlm_tools, machine, measured, worktree
+
+from lmgap.machine import default_budget_mb
 from generate_corpus import generate
 
 
@@ -52,7 +53,7 @@ def run_commit(commit, corpus, bin_dir, orders, budget_mb, work):
         with open(run_dir / "snakemake.log", "w") as log:
             try:
                 # As `make run` runs it: the jobs at once within the budget.
-                budget = budget_mb or int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 * 0.8)
+                budget = budget_mb or default_budget_mb()
                 cost = measured(
                     [
                         SNAKEMAKE,

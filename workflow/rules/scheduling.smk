@@ -3,6 +3,8 @@
 import math
 import os
 
+from lmgap.machine import default_budget_mb, physical_memory_mb
+
 # Priorities of the gap jobs, for a run on a few cores: the held-out lines, the candidate pass and
 # the scoring first, since every system waits for them, then what the blend waits for (its
 # members, neural models' training among them); the left-context ablations, which nothing waits
@@ -11,17 +13,13 @@ import os
 SCORING_FIRST, BLEND_PATH = 2, 1
 
 
-def physical_memory_mb():
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
-
-
 # The most memory one job may reserve: memory.budget_mb, else 80% of this machine's memory. A
 # train job reserves its model's estimated size and lmplz's -S within it, and asks for it as
 # mem_mb. What all the jobs running at once may take together is Snakemake's own limit,
 # --resources mem_mb=N: Snakemake documents no way for a workflow to set it, so `make run` gives
 # 80% of the machine's memory, and a plain `snakemake` run without it starts jobs by their
 # threads alone (docs/running.md). On a cluster each job asks the scheduler for its mem_mb.
-MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or int(physical_memory_mb() * 0.8)
+MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or default_budget_mb()
 
 
 # The one core count is each rule's threads: locally, Snakemake runs jobs while their threads fit
