@@ -34,18 +34,11 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/scheduling.smk"
-include: "workflow/rules/kenlm_functions.smk"
 include: "workflow/rules/kenlm.smk"
-include: "workflow/rules/corpus_functions.smk"
 include: "workflow/rules/corpus.smk"
-include: "workflow/rules/ngram_functions.smk"
 include: "workflow/rules/ngram.smk"
-include: "workflow/rules/neural_functions.smk"
 include: "workflow/rules/neural.smk"
-include: "workflow/rules/tables_functions.smk"
 include: "workflow/rules/tables.smk"
-include: "workflow/rules/gap_functions.smk"
 include: "workflow/rules/gap.smk"
 include: "workflow/rules/checks.smk"
 

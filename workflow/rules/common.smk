@@ -1,16 +1,39 @@
+# Every Python helper the rules use, in the order of the stages, as snakemake-workflows keep
+# them (each stage's .smk holds its rules alone, which `snakemake --lint` asks for): the config
+# and the experiment it asks for, job sizes, then each stage's input functions and settings.
+# The logic itself is in the package, lmgap.
+import math
+import os
 from pathlib import Path
 
 from lmgap.configcheck import validate_config
+from lmgap.corpus.fetch import required_files
+from lmgap.corpus.place import CLONE_DIR
+from lmgap.corpus.place import corpus_root as lmgap_corpus_root
+from lmgap.corpus.rebuild import header_path
 from lmgap.errors import LmgapError
+from lmgap.files import read_json
+from lmgap.gap.candidates import index_memory_mb, workers_within
+from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, STATS, GapSystems
+from lmgap.machine import default_budget_mb, physical_memory_mb
+from lmgap.models import FRACTION_TEXT, SPLIT_TEXT
 from lmgap.models import interpolate_settings, models_from_config, prune_settings
+from lmgap.models import training_text as training_text_of
+from lmgap.neural.files import weights_bytes
 from lmgap.neural.settings import neural_models
+from lmgap.ngram.build import PYTHON_MODULE_MAX_ORDER, TOOLS, pinned_kenlm
+from lmgap.ngram.memory import text_mb, text_tokens, train_job_mb
+from lmgap.report.comparison import TABLE as COMPARISON_TABLE
+from lmgap.report.cost import TABLE as COST_TABLE
+from lmgap.report.documents import DECADES_TABLE, HARDEST_TABLE
+from lmgap.report.gap import TABLE as GAP_TABLE, timing_file
+from lmgap.report.perplexity import TABLE as PERPLEXITY_TABLE
 
 # Each rule's params give its script's code by content (`code=script_code(rule)`): an edit reruns
 # the jobs it changes, a touch none (the profile leaves out Snakemake's script-date trigger).
 from lmgap.sourcecode import lmgap_version, package_code, script_code
 
-# The experiment: the config, checked, and the models, splits and gap systems it asks for. Each
-# family's input functions and job sizes live beside its rules; local scheduling in scheduling.smk.
+# The experiment: the config, checked, and the models, splits and gap systems it asks for.
 try:
     config = validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 except LmgapError as err:
@@ -140,3 +163,502 @@ def report_if_made(path, **settings):
     made, whatever config.yaml asks for now (a table the run did not make is left out of it rather
     than failing it). Flags nothing that a run reads."""
     return report(path, **settings) if Path(path).exists() else path
+
+
+# Job sizes: the most memory a job may reserve, each rule's threads, runtimes and priorities.
+# Priorities of the gap jobs, for a run on a few cores: the held-out lines, the candidate pass and
+# the scoring first, since every system waits for them, then what the blend waits for (its
+# members, neural models' training among them); the left-context ablations, which nothing waits
+# for, take the cores left over. Training an n-gram model (priority: its order, 3 and up by
+# default) comes before all of these.
+SCORING_FIRST, BLEND_PATH = 2, 1
+
+
+# The most memory one job may reserve: memory.budget_mb, else 80% of this machine's memory. A
+# train job reserves its model's estimated size and lmplz's -S within it, and asks for it as
+# mem_mb. What all the jobs running at once may take together is Snakemake's own limit,
+# --resources mem_mb=N: Snakemake documents no way for a workflow to set it, so `make run` gives
+# 80% of the machine's memory, and a plain `snakemake` run without it starts jobs by their
+# threads alone (docs/running.md). On a cluster each job asks the scheduler for its mem_mb.
+MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or default_budget_mb()
+
+
+# The one core count is each rule's threads: locally, Snakemake runs jobs while their threads fit
+# in --cores (and gives a job no more threads than --cores); on SLURM, a job asks for its threads
+# as cpus. A job that splits its work (the candidate pass's spans, the gap scorers' processes,
+# PyTorch's threads) takes two, whatever the machine: a neural model's weights depend on its
+# threads, so that the same settings train the same model anywhere. `--set-threads RULE=N` gives
+# a rule more.
+PARALLEL_THREADS = 2
+
+
+def input_mb(input):
+    """The size of a job's inputs that exist now (a dry run plans jobs whose inputs are to come)."""
+    return sum(os.path.getsize(path) for path in input if os.path.isfile(path)) / 2**20
+
+
+def runtime_per_100_mb(wildcards, input):
+    """Reading a model or a text once: query, gap scoring, sampling."""
+    return 10 + math.ceil(input_mb(input) / 100)
+
+
+def loading_mem_mb(input, working_mb):
+    """A job that loads a model: about the size of its inputs (the model's file above all) and a
+    working set, capped by the budget."""
+    return min(MEMORY_BUDGET_MB, working_mb + int(1.2 * max(input_mb(input), 1)))
+
+
+# KenLM: which tools train and score a model, and the record of them (kenlm.smk).
+# KenLM's version and the sha256 of its source distribution, as the set-up pins them.
+KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(Path(workflow.basedir) / "requirements-kenlm.txt")
+
+
+def kenlm_build_order(order):
+    """The KENLM_MAX_ORDER of the tools that train and score an order-n model: KenLM's default,
+    6, up to 6, else n itself. A model keeps its tools when orders are added, so adding a high
+    order rebuilds no tool an existing model uses and retrains none of them."""
+    return max(PYTHON_MODULE_MAX_ORDER, order)
+
+
+KENLM_BUILDS = sorted({kenlm_build_order(order) for order in ORDERS})
+
+
+def kenlm_identity():
+    """Which KenLM trains the models: the pinned version, or the user's own tools (whose
+    version nothing tells: a model depends on their files instead, see kenlm_tool)."""
+    if not config["kenlm"]["bin_dir"]:
+        return f"kenlm {KENLM_VERSION}"
+    return "kenlm.bin_dir"
+
+
+def kenlm_tools_checked(wildcards):
+    """The check that the user's own tools run and support the model's order, before it trains."""
+    if not config["kenlm"]["bin_dir"]:
+        return []
+    return rules.kenlm_tools.output.record.format(order=MODELS[wildcards.model]["order"])
+
+
+def kenlm_build_dir(max_order):
+    return Path(f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{max_order}")
+
+
+def kenlm_bin_dir(max_order):
+    """The user's KenLM tools if configured, else the pipeline's build for max_order."""
+    if config["kenlm"]["bin_dir"]:
+        return Path(config["kenlm"]["bin_dir"])
+    return kenlm_build_dir(max_order) / "bin"
+
+
+def kenlm_tool(tool):
+    """An input function: the tool a model's order needs. The pipeline's build is ancient(): built
+    again from the same pinned source, it scores and trains the same, so its new date reruns
+    nothing. A user's own tool replaced by a newer file retrains and rescores what it made.
+    """
+
+    def tool_for(wildcards):
+        order = MODELS[wildcards.model]["order"]
+        if config["kenlm"]["bin_dir"]:
+            return user_tools([tool])
+        return ancient(str(kenlm_bin_dir(kenlm_build_order(order)) / tool))
+
+    return tool_for
+
+
+def user_tools(tools=TOOLS):
+    """The user's own tools that exist: a missing one is named, with the key that fixes it, by
+    the kenlm_tools job that every model waits for (Snakemake's own error would not)."""
+    paths = [Path(config["kenlm"]["bin_dir"]) / tool for tool in tools]
+    return [str(path) for path in paths if path.exists()]
+
+
+def every_kenlm_tool():
+    """The tools of every build the models use, {name: path}, for the provenance record; the
+    user's own tools by their names alone (their maximum order is theirs; see user_tools).
+    """
+    if config["kenlm"]["bin_dir"]:
+        return {Path(path).name: path for path in user_tools()}
+    return {
+        f"{tool} (maxorder {max_order})": str(kenlm_bin_dir(max_order) / tool)
+        for max_order in KENLM_BUILDS
+        for tool in TOOLS
+    }
+
+
+def kenlm_python_for(wildcards):
+    """For a model of an order the .venv's kenlm module cannot load, a module built for it;
+    models the .venv's module loads do not depend on one, so adding a high order rescores
+    nothing else."""
+    order = MODELS[wildcards.model]["order"]
+    if order <= PYTHON_MODULE_MAX_ORDER:
+        return []
+    return [ancient(str(kenlm_build_dir(kenlm_build_order(order)) / "python"))]
+
+
+# The corpus: where it is read from and which of its files a run needs (corpus.smk).
+def corpus_root():
+    return lmgap_corpus_root(config["corpus"])
+
+
+def corpus_required_files():
+    """{file: the config key that asks for it}."""
+    return required_files(config["train_split"], config["eval_splits"], config["corpus"]["test_a"])
+
+
+def corpus_is_local():
+    """The corpus is read in place from a local directory, not cloned."""
+    return corpus_root() != CLONE_DIR
+
+
+def local_corpus_files(wildcards):
+    """For a local directory, its files (and the in-header.tsv files that describe them) are
+    inputs, so that editing one fetches again. Only those present: the fetch job names a missing
+    one with the key that asks for it and the fix (onstart's check, before any job)."""
+    if not corpus_is_local():
+        return []
+    headers = {header_path(corpus_root() / split) for split in CORPUS_SPLITS} - {None}
+    files = [corpus_root() / name for name in corpus_required_files()]
+    return [str(path) for path in files if path.is_file()] + sorted(map(str, headers))
+
+
+# N-gram models: a model's training text, and the memory and time its train and query jobs
+# ask for (ngram.smk; the estimates themselves in lmgap/ngram/memory.py).
+def training_text(wildcards):
+    return training_text_of(config["train_split"], MODELS[wildcards.model]["train_fraction"])
+
+
+def folder_options(wildcards):
+    """A model's options its folder's name gives (order, pruning, training fraction), for what is
+    computed from the model: not lmplz.discount_fallback, a setting of the same model, so that
+    turning it redoes nothing after a model trained again to the same bytes."""
+    return {key: value for key, value in model_options(wildcards).items() if key != "discount_fallback"}
+
+
+def model_files(folder):
+    """A model's files under results/FOLDER/{model}/: its binary, n-gram counts and usage, and the
+    ARPA text when keep_arpa asks for it."""
+    files = ["binary", "counts", "usage", *(["arpa"] if config["keep_arpa"] else [])]
+    names = {"binary": "model.binary", "counts": "ngram_counts.json", "usage": "usage.json", "arpa": "model.arpa"}
+    return {name: f"results/{folder}/{{model}}/{names[name]}" for name in files}
+
+
+# A model's fingerprint, the sha256 of its binary (checkpoint model_fingerprint). What scores a
+# model reads the binary by content: its date is ignored (ancient), and its fingerprint, a small
+# file Snakemake compares by checksum, is an input beside it.
+MODEL_FINGERPRINT = "results/models/{model}/fingerprint.json"
+MODEL_BINARY = ancient(model_files("models")["binary"])
+
+
+def training_text_mb(input):
+    """The training text's size: the estimates are per byte of text (not of the tools, also inputs)."""
+    return text_mb(input.text)
+
+
+def train_mem_mb(wildcards, input):
+    """lmplz and build_binary run together in one job: build_binary's model, estimated from the
+    text's tokens, and lmplz's -S (lmgap/ngram/memory.py)."""
+    order = MODELS[wildcards.model]["order"]
+    try:
+        return train_job_mb(order, text_tokens(input.text), training_text_mb(input), MEMORY_BUDGET_MB)
+    except LmgapError as err:
+        raise WorkflowError(str(err)) from None
+
+
+# Minutes a job may run, for a cluster's scheduler (which kills a job that overruns), several
+# times what BENCHMARKS.md measured: a 5-gram of the real corpus (836 MB of text) trains in
+# about 6 minutes and is given 52. Local runs have no limit.
+def train_runtime(wildcards, input):
+    return 10 + math.ceil(MODELS[wildcards.model]["order"] * training_text_mb(input) / 100)
+
+
+def model_mem_mb(wildcards, input):
+    """Loading a model takes about the size of its ARPA or binary file."""
+    return loading_mem_mb(input, 256)
+
+
+# What a model is trained from and with: the inputs and settings of rule train, which
+# install_model repeats (see there).
+MODEL_SOURCES = {
+    "text": training_text,
+    "lmplz": kenlm_tool("lmplz"),
+    "build_binary": kenlm_tool("build_binary"),
+    "fingerprint": train_fingerprint,
+    "tools_checked": kenlm_tools_checked,
+}
+MODEL_SETTINGS = {"options": model_options, "kenlm": kenlm_identity()}
+
+
+# Neural models: a model's training text and folder, what the tables read of it, and the
+# memory its jobs ask for (neural.smk).
+def neural_training_text(wildcards):
+    return training_text_of(config["train_split"], NEURAL[wildcards.neural]["train"]["train_fraction"])
+
+
+# The byte-level BPE a trained model reads text with, learnt by rule train_tokenizer.
+TOKENIZER = "results/neural/{neural}/tokenizer.json"
+
+
+def neural_files_in(folder):
+    """A neural model's files under results/FOLDER/{neural}/: the Hugging Face model folder
+    (weights, config and tokenizer, which from_pretrained loads), its loss curve and its training
+    record."""
+    return {
+        "model": directory(f"results/{folder}/{{neural}}/model"),
+        "loss": f"results/{folder}/{{neural}}/loss.tsv",
+        "record": f"results/{folder}/{{neural}}/training.json",
+    }
+
+
+def neural_model_folder(wildcards):
+    """A trained model's folder, or the files of a user's saved model (a changed file rescores)."""
+    folder = neural_model_dir(wildcards.neural)
+    if NEURAL[wildcards.neural]["source"] == "train":
+        return folder
+    return sorted(str(path) for path in Path(folder).iterdir() if path.is_file())
+
+
+def neural_fingerprints(wildcards):
+    """The scored split's fingerprint, and the training split's for a model trained here: a job
+    depends directly on each fingerprint its inputs come from, or Snakemake, looking again only
+    at a checkpoint's direct dependants, may keep it planned after the training split's
+    fingerprint proved unchanged."""
+    if NEURAL[wildcards.neural]["source"] == "train":
+        return model_and_split_fingerprints(wildcards)
+    return split_fingerprint(wildcards)
+
+
+def neural_model_dir(name):
+    entry = NEURAL[name]
+    if entry["source"] == "train":
+        return rules.install_neural.output.model.format(neural=name)
+    return entry["path"]
+
+
+def neural_records():
+    """Training records of the neural models the pipeline trains."""
+    return expand(rules.install_neural.output.record, neural=NEURAL_TRAINED)
+
+
+def neural_settings():
+    """What the tables know of each causal neural model beyond its records (see
+    lmgap.report.perplexity.load_metrics)."""
+    return {
+        name: {
+            "folder": neural_model_dir(name),
+            "trained": entry["source"] == "train",
+            "train_fraction": (entry["train"]["train_fraction"] if entry["source"] == "train" else None),
+        }
+        for name, entry in NEURAL.items()
+        if entry["kind"] == "causal"
+    }
+
+
+def neural_train_mem_mb(wildcards, input):
+    """The encoded text (2 bytes per subword token, about half a byte per byte of text, held
+    twice while it is joined), the model, its gradients and AdamW's moments, and PyTorch.
+    """
+    return loading_mem_mb(input, 1500)
+
+
+def neural_score_mem_mb(wildcards, input):
+    """The model, and a batch of windows' logits (4 bytes per vocabulary entry and position)."""
+    entry = NEURAL[wildcards.neural]
+    logits_mb = 3 * 4 * entry["vocab_size"] * entry["max_length"] * entry["batch_size"] // 2**20
+    return loading_mem_mb(input, 1000 + logits_mb)
+
+
+# What a neural model is trained from and with: the inputs and settings of rule train_neural,
+# which install_neural repeats (see install_model).
+NEURAL_SOURCES = {"text": neural_training_text, "tokenizer": TOKENIZER, "fingerprint": train_fingerprint}
+NEURAL_SETTINGS = {"settings": lambda wildcards: NEURAL[wildcards.neural]["train"]}
+
+
+# Tables: what they read, every model's record on every scored split, and the settings the
+# provenance record keeps (tables.smk).
+
+
+def model_file_patterns():
+    """The path patterns of each model's files that the tables read beside its records, as the
+    rules that write them name them: lmgap.files.model_file fills one in with the model (and
+    split) a record names (as strings: a rule's own path objects do not pickle into params)."""
+    return {
+        "counts": str(rules.install_model.output.counts),
+        "binary": str(rules.install_model.output.binary),
+        "usage": str(rules.install_model.output.usage),
+        "train": str(rules.train.benchmark),
+        "query": str(rules.query.benchmark),
+        "documents": str(rules.query.output.documents),
+        "record": str(rules.install_neural.output.record),
+        "train_neural": str(rules.train_neural.benchmark),
+        "score_neural": str(rules.score_neural.benchmark),
+        "neural_documents": str(rules.score_neural.output.documents),
+    }
+
+
+def scored_outputs(kind):
+    """Every model's `metrics` or `documents` file on every scored split: the n-grams', then the
+    neural models', each model's splits together."""
+    splits = config["eval_splits"]
+    return [
+        *expand(rules.query.output[kind], model=sorted(MODELS), split=splits),
+        *expand(rules.score_neural.output[kind], neural=NEURAL_CAUSAL, split=splits),
+    ]
+
+
+def experiment_settings():
+    """The settings the results depend on, for the provenance record (not lmplz.temp_dir, not
+    the memory budget)."""
+    keys = ("corpus", "train_split", "eval_splits", "orders", "train_fraction", "comparison", "gap")
+    lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
+    return {**{key: config[key] for key in keys}, "lmplz": lmplz, "neural": NEURAL}
+
+
+# The gap task: its systems, their files, and the memory and time its jobs ask for (gap.smk).
+# The systems of the config, as records (lmgap.gap.systems): the n-grams trained on the whole
+# training split, the neural models and the document family.
+GAP_SYSTEMS = GapSystems(
+    {name: MODELS[name] for name in GAP_MODELS},
+    {name: entry["kind"] for name, entry in NEURAL.items()},
+    GAP["document"]["enabled"],
+)
+
+
+def candidates_runtime(wildcards, input):
+    return 10 + math.ceil(input_mb(input) / 20)
+
+
+def gap_logprobs_mem_mb(wildcards, input):
+    """The model (shared by the forked scorers), the candidates and a working set per scorer."""
+    return loading_mem_mb(input, 300)
+
+
+def check_gap_index_fits(size_mb):
+    """The memory the candidate pass needs for a training text of size_mb, if the budget holds it."""
+    need = index_memory_mb(max(size_mb, 1))
+    if need > MEMORY_BUDGET_MB:
+        raise WorkflowError(
+            f"Counting the gaps' candidates in the training text ({size_mb:,.0f} MB) needs about "
+            f"{need:,} MB, more than the {MEMORY_BUDGET_MB:,} MB a job may reserve. Raise "
+            "memory.budget_mb, or set gap.enabled: "
+            "false."
+        )
+    return need
+
+
+def gap_index_mem_mb(wildcards, input, threads):
+    """The estimate is per MB of the training text (not of the held-out list beside it), for as
+    many processes as the job's threads whose pass the budget holds (the job counts the same).
+    """
+    size_mb = max(text_mb(input.text), 1)
+    check_gap_index_fits(size_mb)
+    return index_memory_mb(size_mb, workers_within(threads, MEMORY_BUDGET_MB, size_mb))
+
+
+def gap_candidates_of(wildcards):
+    """An n-gram prediction's candidate sets, for the share of gaps whose word is among them
+    (the other systems' recall is of the words they list)."""
+    if GAP_SYSTEMS.named(wildcards.system).family != "ngram":
+        return []
+    return expand(rules.gap_candidates.output.candidates, split=wildcards.split)
+
+
+def system_models(system):
+    """The n-gram models whose binaries a system's (named by its wildcard) predictions come from."""
+    return GAP_SYSTEMS.models_of(GAP_SYSTEMS.named(system))
+
+
+def blend_priority(system):
+    """BLEND_PATH for the blend and its members, 0 for the rest."""
+    return BLEND_PATH if system in {BLEND.name, *(member.name for member in GAP_SYSTEMS.members())} else 0
+
+
+def blend_files(wildcards):
+    """{member: {"out": its out.tsv on the split, "fit": its per-line scores on the split whose
+    gap words fit the blend's weights}}: the split's own (cross-fitted), or the first scored
+    split's for test-A."""
+    split = wildcards.split
+    fit_split = split if split in config["eval_splits"] else config["eval_splits"][0]
+    return {
+        member.name: {
+            "out": member.out(split),
+            "fit": rules.gap_evaluate.output.lines.format(system=member.name, split=fit_split),
+        }
+        for member in GAP_SYSTEMS.members()
+    }
+
+
+def blend_inputs(wildcards):
+    """gap_blend's inputs: the members' out.tsv and per-line scores, from blend_files."""
+    files = blend_files(wildcards).values()
+    return {"outs": [f["out"] for f in files], "fit": [f["fit"] for f in files]}
+
+
+def gap_table_patterns():
+    """The path patterns of the files gap_table reads (see lmgap.report.gap.write_model_tables)."""
+    return {
+        "metrics": str(rules.gap_evaluate.output.metrics),
+        "stats": STATS,
+        "coverage": str(rules.gap_candidates.output.coverage),
+        "weights": str(rules.gap_blend.output.weights),
+        "timings": {
+            "ngram": str(rules.gap_logprobs.benchmark),
+            "document": str(rules.gap_document.benchmark),
+            "causal": str(rules.gap_neural.benchmark),
+            "masked": str(rules.gap_masked.benchmark),
+        },
+    }
+
+
+def gap_table_inputs(wildcards):
+    """gap_table's inputs: the files of gap_table_patterns() for every system and scored split."""
+    files, splits, systems = gap_table_patterns(), config["eval_splits"], GAP_SYSTEMS.all()
+    timings = (timing_file(s.described(), split, files["timings"]) for s in systems for split in splits)
+    return {
+        "metrics": [files["metrics"].format(system=s.name, split=split) for s in systems for split in splits],
+        "stats": [s.stats(split) for s in systems for split in splits],
+        "coverage": expand(files["coverage"], split=splits),
+        "weights": expand(files["weights"], split=splits) if GAP_SYSTEMS.blend() else [],
+        "timings": list(dict.fromkeys(path for path in timings if path)),
+    }
+
+
+def submission_outs():
+    """{split: the blend's out.tsv on it} of every predicted split: what the submission holds."""
+    return {split: BLEND.out(split) for split in GAP_SPLITS}
+
+
+def document_line_for_rescoring():
+    """{"document": the document family's both-context out.tsv} when the causal models rescore
+    its words too, else nothing."""
+    if not GAP_SYSTEMS.document or not GAP["document"]["neural_words"]:
+        return {}
+    return {"document": lambda wildcards: GAP_SYSTEMS.named("both/document").out(wildcards.split)}
+
+
+def exactly(names):
+    """A wildcard constraint matching these names only, and nothing if there are none."""
+    return "|".join(names) if names else "(?!)"
+
+
+def gap_neural_runtime(wildcards, input):
+    """Minutes, for a cluster's time limit. Measured (BENCHMARKS.md): 43 ms a gap on 2 cores for
+    the default small model (3.7 MB of weights) rescoring 50 words with 8 right tokens; the cost
+    grows with the gaps, the words rescored and the model's size (a masked model is counted as
+    rescoring 50). Three times that, and 30 minutes more; a GPU takes far less."""
+    if "base" in input.keys():
+        with open(input.base, "rb") as handle:
+            gaps = sum(1 for _ in handle)
+        # The n-gram's words, and those of the document family's it adds.
+        candidates = GAP["neural_candidates"] + (GAP["document"]["neural_words"] if "document" in input.keys() else 0)
+    else:
+        # The manifest gives the split's lines; on a first run it may not be written yet when
+        # this job is planned (it is no input, or moving the corpus would rerun the job): then
+        # twice the real dev-0's 10,519 gaps.
+        try:
+            files = read_json(rules.corpus_manifest.output.manifest)["files"]
+            gaps = files[f"{wildcards.split}/in.tsv.xz"]["lines"]
+        except (OSError, KeyError, ValueError):
+            gaps = 2 * 10_519
+        candidates = 50
+    model_mb = max(4, weights_bytes(neural_model_dir(wildcards.neural)) / 2**20)
+    seconds = 3 * 0.043 * gaps * candidates / 50 * model_mb / 4
+    return 30 + math.ceil(seconds / 60)

@@ -44,7 +44,7 @@ rule train_neural:
     conda:
         "../../envs/neural.yaml"
     # PyTorch keeps every thread it is given busy; a seed gives the same model for the same number
-    # of threads (PARALLEL_THREADS, scheduling.smk).
+    # of threads (PARALLEL_THREADS, common.smk).
     threads: PARALLEL_THREADS
     resources:
         mem_mb=neural_train_mem_mb,

@@ -29,7 +29,7 @@ rule perplexity_table:
         definitions=PERPLEXITY_TABLE.caption(),
         # Where the model each metrics record names keeps its other files; lmplz.discount_fallback,
         # a setting of every n-gram model, which its score's record leaves out (see folder_options).
-        files=MODEL_FILES,
+        files=model_file_patterns(),
         settings={"discount_fallback": config["lmplz"]["discount_fallback"], "neural": neural_settings()},
     script:
         "../scripts/perplexity_table.py"
@@ -56,7 +56,7 @@ rule cost_table:
         "../../envs/python.yaml"
     params:
         code=script_code("cost_table"),
-        files=MODEL_FILES,
+        files=model_file_patterns(),
         settings=rules.perplexity_table.params.settings,
         # For the report's caption: the columns' definitions, from their one source.
         definitions=COST_TABLE.caption(),
@@ -85,7 +85,7 @@ rule comparison_table:
         definitions=COMPARISON_TABLE.caption(),
         models=MODELS,
         neural={name: entry["train_fraction"] for name, entry in neural_settings().items()},
-        files=MODEL_FILES,
+        files=model_file_patterns(),
         settings={"splits": config["eval_splits"], **config["comparison"]},
     script:
         "../scripts/comparison_table.py"
