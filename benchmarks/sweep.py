@@ -15,6 +15,7 @@ table is byte-identical.
 
 import argparse
 import csv
+import json
 import statistics
 import tempfile
 from pathlib import Path
@@ -68,19 +69,30 @@ def curve(args, bin_dir):
         f"{args.words:,} words, orders {args.orders}, fractions {args.fractions} on {machine()}: "
         f"{cost['wall_s']:.1f} s wall, {cost['cpu_s']:.1f} s CPU, peak {cost['peak_mb']:.0f} MB ({folder})"
     )
-    print("| Order | Train fraction | Train tokens | PPL incl. OOVs | PPL excl. OOVs | OOV rate |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    vocabulary = json.loads((folder / "results/text/vocabulary.json").read_text())["words"]
+    print(f"The run's vocabulary V: {vocabulary:,} words")
+    print(
+        "| Order | Train fraction | Train tokens | Vocabulary | Unknown words | PPL incl. OOVs | "
+        "PPL, OOVs as words | PPL excl. OOVs | OOV rate |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    figures = {}
     for row in read_rows(folder / "results/tables/perplexity.tsv"):
+        figures[row["model"]] = row
         print(
             f"| {row['order']} | {row['train_fraction']} | {int(row['train_tokens']):,} | "
-            f"{float(row['perplexity_including_oovs']):.2f} | {float(row['perplexity_excluding_oovs']):.2f} | "
-            f"{float(row['oov_rate']):.2%} |"
+            f"{int(row['vocabulary']):,} | {int(row['unknown_words']):,} | "
+            f"{float(row['perplexity_including_oovs']):.2f} | {float(row['perplexity_oovs_as_words']):.2f} | "
+            f"{float(row['perplexity_excluding_oovs']):.2f} | {float(row['oov_rate']):.2%} |"
         )
-    print("\n| Model | Baseline | Differs in | Ratio | 95% CI | Real |")
-    print("|---|---|---|---:|---:|---|")
+    # The ratio of perplexities including OOVs, each priced as <unk>, is what the table compared before.
+    print("\n| Model | Baseline | Differs in | Ratio incl. OOVs | Ratio, OOVs as words | 95% CI | Real |")
+    print("|---|---|---|---:|---:|---:|---|")
     for row in read_rows(folder / "results/tables/comparison.tsv"):
+        model, baseline = figures[row["model"]], figures[row["baseline"]]
+        incl = float(model["perplexity_including_oovs"]) / float(baseline["perplexity_including_oovs"])
         print(
-            f"| {row['model']} | {row['baseline']} | {row['differs_in']} | {float(row['ratio']):.4f} | "
+            f"| {row['model']} | {row['baseline']} | {row['differs_in']} | {incl:.4f} | {float(row['ratio']):.4f} | "
             f"[{float(row['ratio_ci_low']):.4f}, {float(row['ratio_ci_high']):.4f}] | {row['real']} |"
         )
 

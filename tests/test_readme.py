@@ -113,6 +113,7 @@ def test_every_snakemake_option_the_readme_names_is_snakemake_s():
         "--prune",
         "--discount_fallback",
         "--interpolate_unigrams",
+        "--vocab_pad",
         "--skip_symbols",
         "--check",
         "--foreground",

@@ -41,6 +41,38 @@ def test_every_number_equals_the_hand_recipe(demo_run, kenlm_bin, tmp_path):
         assert (row["prune"], row["discount_fallback"]) == ("none", "false")
 
 
+def test_an_oov_priced_as_one_word_by_hand_from_the_arpa_file(demo_run, kenlm_bin, tmp_path):
+    # kpu/kenlm#67: an unknown word costs p(<unk>) / (V - |vocabulary|), V here every word type of
+    # the hand-rebuilt training and dev-0 texts, |vocabulary| the ARPA file's unigrams less <s>,
+    # </s> and <unk>; each token scored by the kenlm module on the hand recipe's ARPA file.
+    import kenlm
+
+    row = next(row for row in read_table(demo_run / "work") if row["model"] == "o3")
+    hand_recipe.run(demo_run / "corpus", kenlm_bin, 3, tmp_path)
+    arpa = (tmp_path / "model3.arpa").read_text()
+    unigrams = int(re.search(r"^ngram 1=(\d+)$", arpa, re.M).group(1))
+    unk = re.search(r"^(-?[\d.]+)\t<unk>\t?(-?[\d.]+)?$", arpa, re.M)
+    start = re.search(r"^(-?[\d.]+)\t<s>\t(-?[\d.]+)$", arpa, re.M)
+    words = {name: set((tmp_path / f"{name}.txt").read_bytes().split()) for name in ("train", "dev-0")}
+    run_words, known = len(words["train"] | words["dev-0"]), unigrams - 3
+    assert known == len(words["train"]) == int(row["vocabulary"])
+    assert run_words - known == int(row["unknown_words"]) > 0
+    share = -math.log10(run_words - known)
+
+    model, total, oovs = kenlm.Model(str(tmp_path / "model3.arpa")), 0.0, 0
+    for line in (tmp_path / "dev-0.txt").read_text().splitlines():
+        for log10, _, oov in model.full_scores(line):
+            total, oovs = total + log10, oovs + oov
+    # An OOV that opens a line: the ARPA file's <unk> line backed off from <s>, then its share.
+    unseen = next(w for w in (tmp_path / "dev-0.txt").read_text().split() if w.encode() not in words["train"])
+    first, _, oov = next(model.full_scores(unseen, eos=False))
+    assert oov and first == pytest.approx(float(unk.group(1)) + float(start.group(2)), abs=1e-5)
+    assert oovs == int(row["oovs"])
+    priced = 10 ** (-(total + oovs * share) / int(row["tokens"]))
+    assert float(row["perplexity_oovs_as_words"]) == pytest.approx(priced, rel=1e-6)
+    assert priced > float(row["perplexity_including_oovs"])
+
+
 def test_markdown_table_has_one_row_per_order(demo_run):
     md = (demo_run / "work/results/tables/perplexity.md").read_text()
     rows = read_table(demo_run / "work")

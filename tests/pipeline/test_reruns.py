@@ -97,11 +97,13 @@ def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_r
     lines = (corpus / "dev-0/expected.tsv").read_text().splitlines()
     (corpus / "dev-0/expected.tsv").write_text("\n".join(["changed", *lines[1:]]) + "\n")
     jobs, _ = rerun(work, config)
-    # dev-0's text, years, scores and gap predictions: twice two contexts, the document family's
-    # two, the baseline and the blend of both models, the document family and the baseline.
+    # dev-0's text, years, words in the run's vocabulary, scores and gap predictions: twice two
+    # contexts, the document family's two, the baseline and the blend of both models, the
+    # document family and the baseline.
     dev0 = {
         "rebuild_text": 1,
         "document_years": 1,
+        "vocabulary": 1,
         "query": 2,
         "gap_candidates": 1,
         "gap_logprobs": 2,
@@ -202,7 +204,7 @@ def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_a
     tables = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
     # Without the gap task there is no submission to follow the record.
     fetch = {rule: count for rule, count in FETCH.items() if rule != "gap_submission"}
-    assert jobs == {**fetch, **tables, "rebuild_text": 1, "document_years": 1, "query": 1}
+    assert jobs == {**fetch, **tables, "rebuild_text": 1, "document_years": 1, "vocabulary": 1, "query": 1}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     provenance = yaml.safe_load((tmp_path / "work/results/provenance.json").read_text())
     assert provenance["corpus"]["commit"] == head != first

@@ -76,8 +76,9 @@ def test_the_sweep_s_orders_and_pruning_run_on_slurm_with_the_local_tables(clust
     records = {comment: (state, cpus, memory) for comment, state, cpus, memory, _, _ in listed}
     on_slurm = {comment.split("_wildcards_")[0].removeprefix("rule_") for comment in records}
     assert {log.split("/")[0] for log in logs_written_since(work, since)} - on_slurm == LOCAL_RULES - {"all"}
-    # Both texts rebuilt, the years, the sample, four models trained and scored, all completed.
-    assert len(listed) == len(records) == 2 + 1 + 1 + 4 + 4
+    # Both texts rebuilt, the years, the sample, the run's vocabulary, four models trained and
+    # scored, all completed.
+    assert len(listed) == len(records) == 2 + 1 + 1 + 1 + 4 + 4
     assert {state for state, _, _ in records.values()} == {"COMPLETED"}
     # Every job asks for its threads as cores, one here, and training for the memory the job
     # reserved for its model (its own record), far below the node's and the local budget.

@@ -91,10 +91,11 @@ def test_srilm_s_unigrams_meet_kenlm_s_and_every_pair_keeps_its_own_kind():
     assert [(p.model, p.baseline) for p in neural_pairs(models, {"small": None})] == [("small", "o4")]
 
 
-def write_scores(path, rows):
-    """A documents.tsv as the scoring jobs write it, from (line, tokens, log10_prob) rows without OOVs."""
+def write_scores(path, rows, oovs=0):
+    """A documents.tsv as the scoring jobs write it, from (line, tokens, log10_prob) rows, each
+    document with oovs OOV tokens."""
     lines = [
-        f"{line}\t{tokens}\t0\t{log10}\t{log10}\t{10 ** (-log10 / tokens)}\t{10 ** (-log10 / tokens)}\n"
+        f"{line}\t{tokens}\t{oovs}\t{log10}\t{log10}\t{10 ** (-log10 / tokens)}\t{10 ** (-log10 / tokens)}\n"
         for line, tokens, log10 in rows
     ]
     path.write_text("\t".join(DOCUMENT_COLUMNS) + "\n" + "".join(lines))
@@ -132,23 +133,30 @@ def test_a_neural_model_is_set_against_the_best_unpruned_n_gram_of_its_training_
     ]
 
 
-def test_a_tiny_sample_that_looks_better_through_its_oovs_is_not_comparable(tmp_path):
-    # The case as found: a 1-line sample's model, 52% of dev-0's tokens OOV and priced as <unk>,
-    # 141 including OOVs against 393 for all the data (3.9% OOV). Its log-probabilities are the
-    # higher on every document, so the interval alone would call it really better.
-    for name, log10 in (("o3-frac0.0001", -2.0), ("o3", -3.0)):
-        write_scores(tmp_path / f"{name}.tsv", [(line, 5, log10 + line / 100) for line in range(1, 41)])
-    documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("o3-frac0.0001", "o3")}
+def test_a_small_sample_that_looks_better_through_its_oovs_pays_for_each_oov_word(tmp_path):
+    # The case as found: a 1-line sample's model, half of dev-0's tokens OOV and priced as the
+    # class <unk>, looked better than all the data. Here each of its 40 documents of 5 tokens has
+    # 3 OOVs and a log10 P 1 higher than the whole split's model, which knows every word; among
+    # the 10,000 words of the run's vocabulary it does not know, each OOV costs 4 more (log10 of
+    # 1/10,000), so it is worse by 3 * 4 - 1 = 11 per document on every draw: the ratio is
+    # 10 ** (11 / 5) at both ends of the interval, and real.
+    write_scores(tmp_path / "small.tsv", [(line, 5, -2.0 - line / 100) for line in range(1, 41)], oovs=3)
+    write_scores(tmp_path / "o3.tsv", [(line, 5, -3.0 - line / 100) for line in range(1, 41)])
+    documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("small", "o3")}
     figures = {
-        ("o3-frac0.0001", "dev-0"): {"perplexity_including_oovs": "141.0", "oov_rate": "0.52", "binary_bytes": "1"},
-        ("o3", "dev-0"): {"perplexity_including_oovs": "393.0", "oov_rate": "0.039", "binary_bytes": "2"},
+        ("small", "dev-0"): {"perplexity_oovs_as_words": "900.0", "unknown_words": "10000"},
+        ("o3", "dev-0"): {"perplexity_oovs_as_words": "300.0", "unknown_words": "0"},
     }
-    row = compare(Pair("o3-frac0.0001", "o3", "train_fraction"), "dev-0", documents, figures, 200, 1)
-    assert row["ratio_ci_high"] < 1 and row["real"] == "not comparable"
-    assert (row["oov_rate_model"], row["oov_rate_baseline"]) == (0.52, 0.039)
-    # Rates a little apart, as two large samples give, leave the verdict to the interval.
-    figures[("o3-frac0.0001", "dev-0")]["oov_rate"] = "0.045"
-    assert compare(Pair("o3-frac0.0001", "o3", "train_fraction"), "dev-0", documents, figures, 200, 1)["real"] == "yes"
+    for row in figures.values():
+        row |= {"oov_rate": "0.5", "binary_bytes": "1"}
+    row = compare(Pair("small", "o3", "train_fraction"), "dev-0", documents, figures, 200, 1)
+    assert row["ratio_ci_low"] == pytest.approx(10**2.2, rel=1e-12)
+    assert row["ratio_ci_high"] == pytest.approx(10**2.2, rel=1e-12)
+    assert (row["ratio"], row["real"]) == (3.0, "yes")
+    # A neural model's row has no unknown words: it spells each word, and pays for it as scored.
+    figures[("small", "dev-0")]["unknown_words"] = ""
+    row = compare(Pair("small", "o3", "family"), "dev-0", documents, figures, 200, 1)
+    assert row["ratio_ci_low"] == pytest.approx(10**-0.2, rel=1e-12)
 
 
 @pytest.mark.parametrize("count, real", [(1, "too few documents"), (5, "too few documents"), (6, "yes")])
@@ -160,7 +168,12 @@ def test_a_split_of_too_few_documents_calls_nothing_real(tmp_path, count, real):
         write_scores(tmp_path / f"{name}.tsv", [(line, 5, log10 - line / 100) for line in range(1, count + 1)])
     documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("o4", "o3")}
     figures = {
-        (name, "dev-0"): {"perplexity_including_oovs": ppl, "oov_rate": "0.04", "binary_bytes": "1"}
+        (name, "dev-0"): {
+            "perplexity_oovs_as_words": ppl,
+            "unknown_words": "5",
+            "oov_rate": "0.04",
+            "binary_bytes": "1",
+        }
         for name, ppl in (("o4", "90.0"), ("o3", "100.0"))
     }
     row = compare(Pair("o4", "o3", "order"), "dev-0", documents, figures, 200, 1)

@@ -29,6 +29,12 @@ def kenlm_perplexities(sums):
     }
 
 
+def oovs_as_words_perplexity(sums, log10_share):
+    """The perplexity with each OOV priced as one word of the run's vocabulary: its `<unk>`
+    log10 P plus log10_share (see lmgap.corpus.vocabulary.log10_share), per token."""
+    return pow(10.0, -((sums["log10_prob"] + sums["oovs"] * log10_share) / sums["tokens"]))
+
+
 def srilm_perplexities(logprob, words, oovs, sentences, zeroprobs=0):
     """SRILM `ngram -ppl`: OOVs (and zero-probability words) leave the log-probability and the count;
     ppl divides by words plus one `</s>` per sentence, ppl1 by words alone."""

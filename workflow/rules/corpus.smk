@@ -104,3 +104,27 @@ rule document_years:
         code=script_code("document_years"),
     script:
         "../scripts/document_years.py"
+
+
+rule vocabulary:
+    input:
+        train=expand(rules.rebuild_text.output.text, split=config["train_split"]),
+        scored=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
+        fingerprint=all_fingerprints,
+    output:
+        vocabulary="results/text/vocabulary.json",
+    log:
+        "logs/vocabulary/vocabulary.log",
+    benchmark:
+        "results/benchmarks/vocabulary/vocabulary.tsv"
+    conda:
+        "../../envs/python.yaml"
+    resources:
+        # A set of the word types, at most about the texts' size.
+        mem_mb=lambda wildcards, input: loading_mem_mb(input, 200),
+        runtime=runtime_per_100_mb,
+    params:
+        code=script_code("vocabulary"),
+        splits=config["eval_splits"],
+    script:
+        "../scripts/vocabulary.py"

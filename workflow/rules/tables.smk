@@ -15,6 +15,7 @@ rule perplexity_table:
         counts=expand(rules.install_model.output.counts, model=sorted(MODELS)),
         binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         neural=neural_records(),
+        vocabulary=rules.vocabulary.output.vocabulary,
         fingerprint=all_fingerprints,
     output:
         tsv=report_if_made("results/tables/perplexity.tsv", caption="../report/perplexity.rst", category="Tables"),

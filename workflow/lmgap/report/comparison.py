@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..corpus.vocabulary import log10_share
 from ..errors import LmgapError
 from ..files import model_file
 from .scores import read_scores
@@ -110,17 +111,18 @@ def interval(log10_ratios, confidence=CONFIDENCE):
 scores_of = functools.cache(read_scores)
 
 
-# Two n-gram models whose OOV rates are further apart than this (a factor and a difference) have
-# vocabularies too different for their perplexities to compare: each prices every word it does
-# not know as `<unk>`, and a model of a small sample knows far fewer (a 1-line sample can look
-# better than all the data, its half of the split priced as one class).
-OOV_RATE_FACTOR, OOV_RATE_POINTS = 1.5, 0.01
+# Every pair compares on the perplexity that prices each OOV as one word of the run's vocabulary:
+# KenLM's `<unk>` is the class of all the words a model does not know, so a model of a smaller
+# vocabulary (a training fraction) would price more words as one cheap class, and a neural model,
+# which spells every word, would pay what an n-gram does not.
+PERPLEXITY = "perplexity_oovs_as_words"
 
 
-def vocabularies_alike(oov_rate, other):
-    """Whether two OOV rates leave two n-gram models' perplexities comparable."""
-    low, high = sorted((oov_rate, other))
-    return high - low <= OOV_RATE_POINTS or high <= OOV_RATE_FACTOR * low
+def priced_log10(scores, figures):
+    """Each document's log10 P with its OOVs priced as words (see lmgap.record.oovs_as_words_perplexity):
+    scores, the model's per-document sums; figures, its perplexity.tsv row."""
+    unknown = float(figures["unknown_words"]) if figures["unknown_words"] else None
+    return scores["log10_prob"].to_numpy() + scores["oovs"].to_numpy() * log10_share(unknown)
 
 
 def compare(pair, split, documents, figures, resamples, seed):
@@ -134,30 +136,26 @@ def compare(pair, split, documents, figures, resamples, seed):
             "pipeline so that both score the current text"
         )
     model, baseline = figures[(pair.model, split)], figures[(pair.baseline, split)]
-    ratio = float(model["perplexity_including_oovs"]) / float(baseline["perplexity_including_oovs"])
-    comparable = pair.setting == "family" or vocabularies_alike(float(model["oov_rate"]), float(baseline["oov_rate"]))
+    ratio = float(model[PERPLEXITY]) / float(baseline[PERPLEXITY])
     if len(lines) < MIN_DOCUMENTS:
         low = high = real = None
     else:
-        low, high = interval(
-            bootstrap_log10_ratios(
-                base["log10_prob"].to_numpy() - scores["log10_prob"].to_numpy(), tokens, resamples, seed
-            )
-        )
+        difference = priced_log10(base, baseline) - priced_log10(scores, model)
+        low, high = interval(bootstrap_log10_ratios(difference, tokens, resamples, seed))
         real = "yes" if high < 1 or low > 1 else "no"
     return {
         "split": split,
         "model": pair.model,
         "baseline": pair.baseline,
         "differs_in": pair.setting,
-        "perplexity_model": float(model["perplexity_including_oovs"]),
-        "perplexity_baseline": float(baseline["perplexity_including_oovs"]),
+        "perplexity_model": float(model[PERPLEXITY]),
+        "perplexity_baseline": float(baseline[PERPLEXITY]),
         "oov_rate_model": float(model["oov_rate"]),
         "oov_rate_baseline": float(baseline["oov_rate"]),
         "ratio": ratio,
         "ratio_ci_low": low,
         "ratio_ci_high": high,
-        "real": "not comparable" if not comparable else real or "too few documents",
+        "real": real or "too few documents",
         "binary_bytes_model": int(model["binary_bytes"]),
         "binary_bytes_baseline": int(baseline["binary_bytes"]),
         "documents": len(lines),
@@ -191,15 +189,21 @@ TABLE = Table(
         ),
         Column(
             "differs_in",
-            "the one setting the model differs in from its baseline: `order`, `train_fraction` "
-            "(whose smaller vocabulary also prices unknown words otherwise), `prune`, "
+            "the one setting the model differs in from its baseline: `order`, `train_fraction`, `prune`, "
             "`interpolate_unigrams` or `family`",
             "Differs in",
         ),
-        Column("perplexity_model", "the model's perplexity including OOVs, as in perplexity.tsv", "PPL:", "{:.2f}"),
+        Column(
+            "perplexity_model",
+            "the model's perplexity with each OOV priced as one word of the run's vocabulary, "
+            "`perplexity_oovs_as_words` in perplexity.tsv, on which models of any vocabulary and "
+            "family compare",
+            "PPL:",
+            "{:.2f}",
+        ),
         Column(
             "perplexity_baseline",
-            "the baseline's perplexity including OOVs, as in perplexity.tsv",
+            "the baseline's perplexity with each OOV priced as one word, as in perplexity.tsv",
             "Baseline PPL:",
             "{:.2f}",
         ),
@@ -215,7 +219,8 @@ TABLE = Table(
         Column(
             "ratio_ci_low",
             f"the low end of the {CONFIDENCE:.0%} percentile interval of the ratio over a paired "
-            "bootstrap of the split's documents (both models summed over the same drawn documents); empty "
+            "bootstrap of the split's documents (both models summed over the same drawn documents, "
+            "each OOV priced as one word); empty "
             f"for a split of fewer than {MIN_DOCUMENTS} documents",
             f"{CONFIDENCE:.0%} CI:",
             cell=_interval,
@@ -225,10 +230,7 @@ TABLE = Table(
             "real",
             "whether the difference is real: `yes` when the interval excludes 1; `too few documents` "
             f"below {MIN_DOCUMENTS}, where even documents that all favour one model could not show it "
-            f"(an exact sign test's p = 2 * 2^-n is below {1 - CONFIDENCE:g} only from n = {MIN_DOCUMENTS}); "
-            f"`not comparable` for two n-gram models whose OOV rates lie more than {OOV_RATE_FACTOR:g} times "
-            f"and {100 * OOV_RATE_POINTS:g} percentage point apart (each prices its own unknown words as "
-            "`<unk>`, so neither perplexity compares; the `oov_rate` columns show it)",
+            f"(an exact sign test's p = 2 * 2^-n is below {1 - CONFIDENCE:g} only from n = {MIN_DOCUMENTS})",
             "Real",
         ),
         Column("binary_bytes_model", "the model's binary size in bytes, for what pruning saves"),

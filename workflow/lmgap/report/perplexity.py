@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..corpus.vocabulary import log10_share, unknown_words
 from ..files import model_file, read_json
 from ..neural.files import parameter_count, weights_bytes
-from ..record import split_figures
+from ..record import oovs_as_words_perplexity, split_figures
 from .table import MISSING, Column, Table
 
 
@@ -60,6 +61,17 @@ TABLE = Table(
             "KenLM's perplexity excluding OOVs: the OOV tokens left out of log10 P "
             "and of the count (a neural model's equals its perplexity including OOVs)",
             "PPL excl. OOVs:",
+            "{:.2f}",
+            per_split=True,
+        ),
+        Column(
+            "perplexity_oovs_as_words",
+            "the perplexity with each OOV priced as one word of the run's vocabulary V (every word type of "
+            "the training split and the scored splits) rather than as the class `<unk>`: its `<unk>` "
+            "probability divided by `unknown_words`, the words of V the model does not know (kpu/kenlm#67); "
+            "models of other vocabularies (training fractions) and families compare on it; a neural "
+            "model's equals its perplexity including OOVs",
+            "PPL, OOVs as words:",
             "{:.2f}",
             per_split=True,
         ),
@@ -121,6 +133,17 @@ TABLE = Table(
             per_split=True,
         ),
         Column(
+            "vocabulary",
+            "the n-gram model's vocabulary in words: its unigrams but `<s>`, `</s>` and `<unk>`",
+            integer=True,
+        ),
+        Column(
+            "unknown_words",
+            "the unknown words of the n-gram model: those of the run's vocabulary V it does not know, "
+            "V - `vocabulary`, among which its `<unk>` probability is shared",
+            integer=True,
+        ),
+        Column(
             "ngrams_k", "the distinct k-grams (n-grams of order k) in the model, from its ARPA header", integer=True
         ),
         Column(
@@ -159,6 +182,7 @@ TABLE = Table(
         "train_tokens",
         "perplexity_including_oovs",
         "perplexity_excluding_oovs",
+        "perplexity_oovs_as_words",
         "oov_rate",
         "cross_entropy_bits_incl",
         "srilm_ppl1",
@@ -178,11 +202,14 @@ def flag_label(flag):
     return "true" if flag else "false"
 
 
-def ngram_columns(record, files, discount_fallback):
-    """The columns only an n-gram model fills: its size in n-grams and on disk, its options."""
+def ngram_columns(record, files, discount_fallback, vocabulary):
+    """The columns only an n-gram model fills: its size in n-grams and on disk, the words it does
+    not know of the run's vocabulary, its options."""
     counts = read_json(model_file(files["counts"], record["model"]))
     ngrams = counts["ngrams"]
     return {
+        "vocabulary": vocabulary - unknown_words(vocabulary, ngrams[0]),
+        "unknown_words": unknown_words(vocabulary, ngrams[0]),
         "family": "ngram",
         "order": record["order"],
         "train_fraction": record["train_fraction"],
@@ -209,9 +236,9 @@ def neural_columns(name, files, settings):
     }
 
 
-def load_metrics(metric_paths, files, settings):
+def load_metrics(metric_paths, vocabulary, files, settings):
     """One row per (model, split) of the metrics records: every figure, the model's size and
-    training text, and the raw sums, rows sorted.
+    training text, and the raw sums, rows sorted. vocabulary: the run's V in words.
 
     files: the path patterns of the rules that write each model's other files (see
     lmgap.files.model_file), filled in with the model a record names: counts and binary of an
@@ -227,13 +254,16 @@ def load_metrics(metric_paths, files, settings):
         if record.get("family") == "neural":
             own = neural_columns(record["model"], files, settings["neural"][record["model"]])
         else:
-            own = ngram_columns(record, files, settings["discount_fallback"])
+            own = ngram_columns(record, files, settings["discount_fallback"], vocabulary)
             max_order = max(max_order, record["order"])
         rows.append(
             {
                 **own,
                 "split": record["split"],
                 **split_figures(record["sums"]),
+                "perplexity_oovs_as_words": oovs_as_words_perplexity(
+                    record["sums"], log10_share(own.get("unknown_words"))
+                ),
                 "log10_prob": record["sums"]["log10_prob"],
                 "log10_prob_oov": record["sums"]["log10_prob_oov"],
                 "model": record["model"],
@@ -289,10 +319,10 @@ def fallback_note(fallbacks):
     )
 
 
-def markdown(rows, fallbacks=None):
+def markdown(rows, vocabulary, fallbacks=None):
     """A table for people: one row per model, the headline figures per evaluated split. rows: the
-    table's frame (or one of perplexity.tsv); fallbacks: the models that took fallback discounts
-    (see fallback_discounts)."""
+    table's frame (or one of perplexity.tsv); vocabulary: the run's V in words; fallbacks: the
+    models that took fallback discounts (see fallback_discounts)."""
     records = rows.to_dict("records")
     ngrams = [row for row in records if row["family"] == "ngram"]
     options = []
@@ -306,6 +336,11 @@ def markdown(rows, fallbacks=None):
         "- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
         f"`lmplz --skip_symbols`{''.join(options)}."
     ]
+    extra.append(
+        f"- PPL, OOVs as words: V = {vocabulary:,} words, every word type of the training split and the "
+        "scored splits; an n-gram model prices an OOV at its `<unk>` probability over the words of V it "
+        "does not know (`unknown_words` in the TSV)."
+    )
     if fallbacks:
         extra.append(f"- {fallback_note(fallbacks)}.")
     if any(row["family"] == "neural" for row in records):
@@ -320,13 +355,17 @@ NEURAL_NOTE = (
     "- Neural rows (`family` neural in the TSV): a causal transformer scored with a sliding window "
     "on the same text, each word's log-probability the sum of its subword tokens', the "
     "end-of-text token as `</s>`, so the same tokens count. It has no OOVs, so its two "
-    "perplexities agree; set it beside the n-grams' PPL incl. OOVs, which still price each OOV "
-    "as `<unk>` (the class of all unknown words) rather than the word itself."
+    "perplexities agree; set it beside the n-grams' PPL, OOVs as words, where each OOV costs "
+    "one word too, rather than beside PPL incl. OOVs, which prices it as `<unk>`, the class of all "
+    "unknown words."
 )
 
 
-def write_tables(metric_paths, files, settings, outputs):
-    """Write both tables from the metrics files of the current config's models (see load_metrics)."""
-    rows = load_metrics(metric_paths, files, settings)
+def write_tables(metric_paths, vocabulary_path, files, settings, outputs):
+    """Write both tables from the metrics files of the current config's models and the run's
+    vocabulary.json (see load_metrics)."""
+    vocabulary = read_json(vocabulary_path)["words"]
+    rows = load_metrics(metric_paths, vocabulary, files, settings)
     ngrams = dict.fromkeys(rows.loc[rows["family"] == "ngram", "model"])
-    TABLE.write(rows, outputs, markdown(rows, fallback_discounts({m: model_file(files["counts"], m) for m in ngrams})))
+    fallbacks = fallback_discounts({m: model_file(files["counts"], m) for m in ngrams})
+    TABLE.write(rows, outputs, markdown(rows, vocabulary, fallbacks))

@@ -94,7 +94,9 @@ def perplexity_by_order(frame, path):
 
 
 def learning_curve(frame, path):
-    """Perplexity against the tokens trained on, one line per order (and pruning), log x."""
+    """Perplexity against the tokens trained on, one line per order (and pruning), log x: each
+    OOV priced as one word, since a smaller sample knows fewer words and would price more of
+    them as the one class `<unk>`."""
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in ngram_rows(frame).groupby("split", sort=True):
         options = ["order", "prune", "interpolate_unigrams", "discount_fallback"]
@@ -103,17 +105,18 @@ def learning_curve(frame, path):
             label = ", ".join(
                 filter(None, [f"order {int(order)}", _variant_label(prune, interpolated, fallback), split])
             )
-            axes.plot(group["train_tokens"], group["perplexity_including_oovs"], "o-", label=label)
+            axes.plot(group["train_tokens"], group["perplexity_oovs_as_words"], "o-", label=label)
     trained = neural_rows(frame).dropna(subset=["train_tokens"])
     for (model, split), group in trained.groupby(["model", "split"], sort=True):
         axes.plot(
             group["train_tokens"],
-            group["perplexity_including_oovs"],
+            group["perplexity_oovs_as_words"],
             "*",
             markersize=10,
             label=f"{model} (neural), {split}",
         )
-    return _perplexity_against_log(figure, axes, "training tokens (train_fraction of the training split)", path)
+    xlabel = "training tokens (train_fraction of the training split)"
+    return _perplexity_against_log(figure, axes, xlabel, path, "perplexity, each OOV priced as one word")
 
 
 def perplexity_by_size(frame, path):
@@ -140,11 +143,11 @@ def perplexity_by_size(frame, path):
     return _perplexity_against_log(figure, axes, "model file size (MB)", path)
 
 
-def _perplexity_against_log(figure, axes, xlabel, path):
+def _perplexity_against_log(figure, axes, xlabel, path, ylabel="perplexity incl. OOVs"):
     """Label a plot of perplexity against a quantity spanning magnitudes, and save it."""
     axes.set_xscale("log")
     axes.set_xlabel(xlabel)
-    axes.set_ylabel("perplexity incl. OOVs")
+    axes.set_ylabel(ylabel)
     axes.legend(fontsize="small")
     axes.grid(alpha=0.3, which="both")
     return _save(figure, path)

@@ -1,0 +1,51 @@
+"""The run's vocabulary: every word type of the training split and of the scored splits, the V
+among which each model shares its `<unk>` probability (kpu/kenlm#67), so that every row prices
+an unknown word as one word of the same V."""
+
+import math
+
+from ..atomic import write_json
+
+# lmplz adds these to every model's unigrams; they are no words of the text.
+MARKERS = ("<s>", "</s>", "<unk>")
+
+
+def word_types(path):
+    """The distinct words of a rebuilt text as KenLM splits them: at ASCII whitespace, which
+    the rebuilt text holds only as space, tab and line end (lmgap.corpus.rebuild.clean)."""
+    words = set()
+    with open(path, "rb") as handle:
+        for line in handle:
+            words.update(line.split())
+    return words
+
+
+def write_vocabulary(train_text, scored_texts, out):
+    """vocabulary.json: V, the words of the training text and of the scored texts ({split:
+    path}) together, and how many each scored split adds to the training split's."""
+    words = word_types(train_text)
+    training_words = len(words)
+    added = {}
+    for split, path in sorted(scored_texts.items()):
+        before = len(words)
+        words |= word_types(path)
+        added[split] = len(words) - before
+    write_json({"words": len(words), "training_words": training_words, "added_by": added}, out)
+    return len(words)
+
+
+def unknown_words(vocabulary, unigrams):
+    """The words of the run's vocabulary (V) a KenLM model does not know: V less its unigrams
+    but `<s>`, `</s>` and `<unk>`."""
+    known = unigrams - len(MARKERS)
+    if known > vocabulary:
+        raise ValueError(f"a model knows {known:,} words, more than the run's vocabulary of {vocabulary:,}")
+    return vocabulary - known
+
+
+def log10_share(unknown):
+    """log10 of 1 / unknown: the share of `<unk>`'s probability one unknown word gets when
+    `<unk>` stands for the unknown words of the run's vocabulary alike. 0 for none (a model
+    that knows every word meets no OOV to price) or a missing count (a neural model spells
+    every word)."""
+    return -math.log10(unknown) if unknown and unknown == unknown else 0.0
