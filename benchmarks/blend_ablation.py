@@ -1,0 +1,75 @@
+"""The blend with and without each member, on finished runs: where the blend goes next.
+
+    .venv/bin/python benchmarks/blend_ablation.py RUN [RUN ...] [--split dev-0]
+
+RUN is a folder a pipeline run with the gap task finished in (benchmarks/gap.py speed keeps
+one). For the blend's members as the run's weights record names them, and for every set of
+them less one, the blend is fit as the pipeline fits it (lmgap.gap.blend: EM with its prior,
+cross-fitted in its folds) on each member's hashed probability of each gap word
+(gap_evaluate's lines.tsv), and its PerplexityHashed is exp of the mean negative log of the
+mixture: GEval's figure of the blend's out.tsv, since the mixture of the members' lines puts
+the same mixture in every bucket (the first row, all members, is checked against the run's own
+gap.tsv). Prints one Markdown table per run, with each set's figure against the 5-gram's line
+(or the highest order the run has).
+"""
+
+import argparse
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from lmgap.gap.blend import cross_fitted_weights, member_probabilities
+
+
+def cross_fitted_perplexity(probabilities):
+    """PerplexityHashed of the cross-fitted blend of these members (gaps x members)."""
+    per_line, _ = cross_fitted_weights(probabilities)
+    mixture = np.maximum((per_line * probabilities).sum(axis=1), 1e-300)
+    return math.exp(-float(np.mean(np.log(mixture))))
+
+
+def gap_figures(run, split):
+    """{system name: PerplexityHashed} of the run's gap.tsv on the split."""
+    with open(run / "results/tables/gap.tsv", newline="") as handle:
+        rows = [row for row in csv.DictReader(handle, delimiter="\t") if row["split"] == split]
+    names = {"baseline": lambda row: "unigram", "blend": lambda row: "both/blend"}
+    return {
+        names.get(row["family"], lambda row: f"{row['context']}/{row['model']}")(row): float(row["perplexity_hashed"])
+        for row in rows
+    }
+
+
+def ablation(run, split):
+    members = json.loads((run / f"results/gap/both/blend/{split}/weights.json").read_text())["members"]
+    lines = {name: run / f"results/gap/metrics/{name}/{split}.lines.tsv" for name in members}
+    probabilities = member_probabilities([lines[name] for name in members])
+    figures = gap_figures(run, split)
+    ngrams = sorted((name for name in members if name.startswith("both/o")), key=lambda n: int(n[6:].split("-")[0]))
+    reference = ngrams[-1]
+    rows = [("all members", cross_fitted_perplexity(probabilities))]
+    for index, name in enumerate(members):
+        kept = [i for i in range(len(members)) if i != index]
+        rows.append((f"without {name}", cross_fitted_perplexity(probabilities[:, kept])))
+    print(f"\n{run} ({split}, {len(probabilities):,} gaps; the run's blend {figures['both/blend']:.2f})\n")
+    print(f"| Blend | PerplexityHashed | / {reference} |")
+    print("|---|---:|---:|")
+    for label, value in rows:
+        print(f"| {label} | {value:.2f} | {value / figures[reference]:.3f} |")
+    print(f"| {reference} alone | {figures[reference]:.2f} | 1.000 |")
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--split", default="dev-0")
+    args = parser.parse_args()
+    for run in args.runs:
+        ablation(run, args.split)
+
+
+if __name__ == "__main__":
+    main()
