@@ -121,7 +121,7 @@ def test_the_learning_curve_and_size_plots_show_the_table(sweep_run, tmp_path):
     for kind in ("unpruned", "pruned"):
         chosen = [row for row in rows if (row["prune"] == "none") == (kind == "unpruned")]
         assert sizes[f"{kind}, dev-0"] == sorted(
-            (int(row["binary_bytes"]) / 2**20, float(row["perplexity_including_oovs"])) for row in chosen
+            (int(row["binary_bytes"]) / 2**20, float(row["perplexity_oovs_as_words"])) for row in chosen
         )
     for mine, plot in (("curve", "learning_curve"), ("size", "perplexity_by_size")):
         assert (tmp_path / f"{mine}.png").read_bytes() == (work / f"results/plots/{plot}.png").read_bytes()

@@ -93,6 +93,9 @@ def perplexity_by_order(frame, path):
     return _save(figure, path)
 
 
+PER_WORD_LABEL = "perplexity, each OOV priced as one word"
+
+
 def learning_curve(frame, path):
     """Perplexity against the tokens trained on, one line per order (and pruning), log x: each
     OOV priced as one word, since a smaller sample knows fewer words and would price more of
@@ -116,11 +119,12 @@ def learning_curve(frame, path):
             label=f"{model} (neural), {split}",
         )
     xlabel = "training tokens (train_fraction of the training split)"
-    return _perplexity_against_log(figure, axes, xlabel, path, "perplexity, each OOV priced as one word")
+    return _perplexity_against_log(figure, axes, xlabel, path, PER_WORD_LABEL)
 
 
 def perplexity_by_size(frame, path):
-    """Perplexity against the binary model's size: what pruning trades, model by model."""
+    """Perplexity against the binary model's size: what pruning trades, model by model, each OOV
+    priced as one word, so that models of any training fraction and family stand on one scale."""
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in frame.groupby("split", sort=True):
         kinds = {
@@ -134,13 +138,13 @@ def perplexity_by_size(frame, path):
                 continue
             axes.scatter(
                 group["binary_bytes"] / 2**20,
-                group["perplexity_including_oovs"],
+                group["perplexity_oovs_as_words"],
                 marker=marker,
                 label=f"{kind}, {split}",
             )
             for row in group.itertuples(index=False):
-                axes.annotate(row.model, (row.binary_bytes / 2**20, row.perplexity_including_oovs), fontsize=6)
-    return _perplexity_against_log(figure, axes, "model file size (MB)", path)
+                axes.annotate(row.model, (row.binary_bytes / 2**20, row.perplexity_oovs_as_words), fontsize=6)
+    return _perplexity_against_log(figure, axes, "model file size (MB)", path, PER_WORD_LABEL)
 
 
 def _perplexity_against_log(figure, axes, xlabel, path, ylabel="perplexity incl. OOVs"):
