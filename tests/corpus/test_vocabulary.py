@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from lmgap.corpus.vocabulary import log10_share, unknown_words, write_vocabulary
+from lmgap.corpus.vocabulary import log10_share, oov_price, unknown_words, write_vocabulary
+from lmgap.errors import LmgapError
 
 
 def test_the_vocabulary_is_every_word_type_of_the_training_and_scored_texts(tmp_path):
@@ -15,7 +16,8 @@ def test_the_vocabulary_is_every_word_type_of_the_training_and_scored_texts(tmp_
     (tmp_path / "dev-1.txt").write_bytes(b"cat cow bird\n")
     texts = {"dev-1": tmp_path / "dev-1.txt", "dev-0": tmp_path / "dev-0.txt"}
     assert write_vocabulary(tmp_path / "train.txt", texts, tmp_path / "v.json") == 7
-    # the cat sat dog; then cow and `the\u00a0cow`; then bird.
+    # the cat sat dog; then dev-0's cow and `the\u00a0cow`; then dev-1's bird (its cat and cow
+    # counted already).
     assert json.loads((tmp_path / "v.json").read_text()) == {
         "words": 7,
         "training_words": 4,
@@ -28,5 +30,8 @@ def test_an_unknown_word_gets_its_share_of_unk_among_the_words_a_model_does_not_
     assert unknown_words(1007, 10) == 1000
     assert log10_share(1000) == -3.0
     assert log10_share(0) == log10_share(None) == log10_share(math.nan) == 0.0
-    with pytest.raises(ValueError, match="knows 8 words, more than the run's vocabulary of 7"):
+    with pytest.raises(LmgapError, match="knows 8 words, more than the run's vocabulary of 7: .* delete it"):
         unknown_words(7, 11)
+    assert oov_price(1000, 5) == -3.0 and oov_price(0, 0) == 0.0
+    with pytest.raises(LmgapError, match="knows every word of the run's vocabulary met 5 OOVs"):
+        oov_price(0, 5)

@@ -144,19 +144,23 @@ def test_a_small_sample_that_looks_better_through_its_oovs_pays_for_each_oov_wor
     write_scores(tmp_path / "o3.tsv", [(line, 5, -3.0 - line / 100) for line in range(1, 41)])
     documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("small", "o3")}
     figures = {
-        ("small", "dev-0"): {"perplexity_oovs_as_words": "900.0", "unknown_words": "10000"},
-        ("o3", "dev-0"): {"perplexity_oovs_as_words": "300.0", "unknown_words": "0"},
+        ("small", "dev-0"): {"perplexity_oovs_as_words": repr(100 * 10**2.2), "unknown_words": "10000"},
+        ("o3", "dev-0"): {"perplexity_oovs_as_words": "100.0", "unknown_words": "0"},
     }
     for row in figures.values():
         row |= {"oov_rate": "0.5", "binary_bytes": "1"}
     row = compare(Pair("small", "o3", "train_fraction"), "dev-0", documents, figures, 200, 1)
     assert row["ratio_ci_low"] == pytest.approx(10**2.2, rel=1e-12)
     assert row["ratio_ci_high"] == pytest.approx(10**2.2, rel=1e-12)
-    assert (row["ratio"], row["real"]) == (3.0, "yes")
+    assert row["ratio"] == pytest.approx(10**2.2, rel=1e-12) and row["real"] == "yes"
     # A neural model's row has no unknown words: it spells each word, and pays for it as scored.
     figures[("small", "dev-0")]["unknown_words"] = ""
     row = compare(Pair("small", "o3", "family"), "dev-0", documents, figures, 200, 1)
     assert row["ratio_ci_low"] == pytest.approx(10**-0.2, rel=1e-12)
+    # A model that knows every word of V cannot have met an OOV: its figures are older than V.
+    figures[("small", "dev-0")]["unknown_words"] = "0"
+    with pytest.raises(LmgapError, match="vocabulary.json is older than the models; delete it"):
+        compare(Pair("small", "o3", "family"), "dev-0", documents, figures, 200, 1)
 
 
 @pytest.mark.parametrize("count, real", [(1, "too few documents"), (5, "too few documents"), (6, "yes")])

@@ -120,7 +120,8 @@ rule vocabulary:
     conda:
         "../../envs/python.yaml"
     resources:
-        # A set of the word types, at most about the texts' size.
+        # A set of the word types: about 80 bytes a type, far less than the texts' size on the
+        # real corpus, but about as much where most words occur once.
         mem_mb=lambda wildcards, input: loading_mem_mb(input, 200),
         runtime=runtime_per_100_mb,
     params:

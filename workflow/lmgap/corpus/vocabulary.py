@@ -5,6 +5,7 @@ an unknown word as one word of the same V."""
 import math
 
 from ..atomic import write_json
+from ..errors import LmgapError
 
 # lmplz adds these to every model's unigrams; they are no words of the text.
 MARKERS = ("<s>", "</s>", "<unk>")
@@ -22,7 +23,8 @@ def word_types(path):
 
 def write_vocabulary(train_text, scored_texts, out):
     """vocabulary.json: V, the words of the training text and of the scored texts ({split:
-    path}) together, and how many each scored split adds to the training split's."""
+    path}) together, and how many new words each scored split adds to those before it (the
+    training split's, then the scored splits' in the order of their names)."""
     words = word_types(train_text)
     training_words = len(words)
     added = {}
@@ -34,13 +36,25 @@ def write_vocabulary(train_text, scored_texts, out):
     return len(words)
 
 
+# What a vocabulary.json older than the models it prices needs (it is rewritten with the texts).
+STALE = "results/text/vocabulary.json is older than the models; delete it and run the pipeline again"
+
+
 def unknown_words(vocabulary, unigrams):
     """The words of the run's vocabulary (V) a KenLM model does not know: V less its unigrams
     but `<s>`, `</s>` and `<unk>`."""
     known = unigrams - len(MARKERS)
     if known > vocabulary:
-        raise ValueError(f"a model knows {known:,} words, more than the run's vocabulary of {vocabulary:,}")
+        raise LmgapError(f"a model knows {known:,} words, more than the run's vocabulary of {vocabulary:,}: {STALE}")
     return vocabulary - known
+
+
+def oov_price(unknown, oovs):
+    """log10_share(unknown), for a model that met oovs OOV tokens: a model that knows every word
+    of V can meet none."""
+    if oovs and unknown == 0:
+        raise LmgapError(f"a model that knows every word of the run's vocabulary met {oovs:,} OOVs: {STALE}")
+    return log10_share(unknown)
 
 
 def log10_share(unknown):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..corpus.vocabulary import log10_share
+from ..corpus.vocabulary import oov_price
 from ..errors import LmgapError
 from ..files import model_file
 from .scores import read_scores
@@ -122,7 +122,8 @@ def priced_log10(scores, figures):
     """Each document's log10 P with its OOVs priced as words (see lmgap.record.oovs_as_words_perplexity):
     scores, the model's per-document sums; figures, its perplexity.tsv row."""
     unknown = float(figures["unknown_words"]) if figures["unknown_words"] else None
-    return scores["log10_prob"].to_numpy() + scores["oovs"].to_numpy() * log10_share(unknown)
+    oovs = scores["oovs"].to_numpy()
+    return scores["log10_prob"].to_numpy() + oovs * oov_price(unknown, int(oovs.sum()))
 
 
 def compare(pair, split, documents, figures, resamples, seed):

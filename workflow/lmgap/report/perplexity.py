@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..corpus.vocabulary import log10_share, unknown_words
+from ..corpus.vocabulary import oov_price, unknown_words
 from ..files import model_file, read_json
 from ..neural.files import parameter_count, weights_bytes
 from ..record import oovs_as_words_perplexity, split_figures
@@ -262,7 +262,7 @@ def load_metrics(metric_paths, vocabulary, files, settings):
                 "split": record["split"],
                 **split_figures(record["sums"]),
                 "perplexity_oovs_as_words": oovs_as_words_perplexity(
-                    record["sums"], log10_share(own.get("unknown_words"))
+                    record["sums"], oov_price(own.get("unknown_words"), record["sums"]["oovs"])
                 ),
                 "log10_prob": record["sums"]["log10_prob"],
                 "log10_prob_oov": record["sums"]["log10_prob_oov"],
