@@ -69,6 +69,9 @@ def test_neural_rows_score_the_n_grams_tokens(neural_run):
         row = rows[name]
         assert (row["tokens"], row["sentences"], row["words"]) == (rows["o3"]["tokens"], "200", rows["o3"]["words"])
         assert row["oovs"] == "0" and row["perplexity_excluding_oovs"] == row["perplexity_including_oovs"]
+        # Spelling every word, it pays per word already: no vocabulary, no unknown words to share.
+        assert row["perplexity_oovs_as_words"] == row["perplexity_including_oovs"]
+        assert row["vocabulary"] == row["unknown_words"] == ""
         assert row["order"] == row["hit_ratio_3"] == row["ngrams_total"] == row["prune"] == ""
         # Each line holds the same tokens as the n-gram scored.
         assert [(d["line"], d["tokens"]) for d in documents(root / "work", name)] == [
@@ -109,6 +112,15 @@ def test_the_trained_model_is_recorded_and_compared(neural_run):
         ("mine", "o3", "family"),
         ("small", "o3", "family"),
     ]
+    # Set against the n-gram's figure with each OOV priced as one word.
+    figures = {row["model"]: row for row in read_table(work)}
+    for row in comparison:
+        priced = [float(figures[name]["perplexity_oovs_as_words"]) for name in (row["model"], row["baseline"])]
+        assert (
+            float(row["ratio"]) == priced[0] / priced[1]
+            and row["perplexity_baseline"] == figures["o3"]["perplexity_oovs_as_words"]
+        )
+    assert float(figures["o3"]["perplexity_oovs_as_words"]) > float(figures["o3"]["perplexity_including_oovs"])
     cost = {row["model"]: row for row in read_table(work, "cost.tsv")}
     assert cost["small"]["family"] == "neural" and float(cost["small"]["train_tokens_per_second"]) > 0
     assert cost["mine"]["train_job_seconds"] == "" and float(cost["mine"]["eval_tokens_per_second"]) > 0
