@@ -50,6 +50,8 @@ def ablation(run, split):
     ngrams = sorted((name for name in members if name.startswith("both/o")), key=lambda n: int(n[6:].split("-")[0]))
     reference = ngrams[-1]
     rows = [("all members", cross_fitted_perplexity(probabilities))]
+    # The listed words' probabilities are rounded to 6 digits in out.tsv.
+    assert math.isclose(rows[0][1], figures["both/blend"], rel_tol=1e-4), (rows[0][1], figures["both/blend"])
     for index, name in enumerate(members):
         kept = [i for i in range(len(members)) if i != index]
         rows.append((f"without {name}", cross_fitted_perplexity(probabilities[:, kept])))

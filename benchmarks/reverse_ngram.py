@@ -7,7 +7,8 @@ RUN is a folder a pipeline run with the gap task finished in (benchmarks/gap.py 
 Trains an order-n model with lmplz on the run's training text with each line's words reversed,
 scores every candidate of every gap of the split from the right (the same candidate sets and
 scoring code as the forward models, each gap's contexts swapped and reversed: P(w | right) times
-P(left reversed | right, w)), writes its out.tsv as the n-gram family does (the same p0 table),
+P(left reversed | right, w)), writes its out.tsv as the n-gram family does (the same p0 table,
+the run's top_k and lmplz.discount_fallback),
 scores it as GEval does, and prints the blend's PerplexityHashed with and without it (fit as the
 pipeline fits it: lmgap.gap.blend, cross-fitted), with the times of training and scoring.
 """
@@ -20,8 +21,10 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import yaml
+
 from blend_ablation import cross_fitted_perplexity, gap_figures
-from compare import kenlm_tools
+from compare import REPO, kenlm_tools
 from lmgap.files import read_json
 from lmgap.gap.blend import member_probabilities
 from lmgap.gap.candidate_sets import CandidateSets
@@ -38,10 +41,19 @@ def reverse_text(text, reversed_text):
             out.write(b" ".join(reversed(line.split())) + b"\n")
 
 
-def train(bin_dir, text, order, binary, work):
+def run_settings(run):
+    """The run's config.yaml over the repository's defaults: lmplz's discount_fallback and the gap's top_k."""
+    defaults = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    fallback = {**defaults["lmplz"], **config.get("lmplz", {})}["discount_fallback"]
+    return config, fallback, {**defaults["gap"], **config.get("gap", {})}["top_k"]
+
+
+def train(bin_dir, text, order, binary, work, fallback):
     arpa = work / "reverse.arpa"
+    options = " --discount_fallback" if fallback else ""
     subprocess.run(
-        f"{bin_dir / 'lmplz'} -o {order} --skip_symbols --discount_fallback -S 40% -T {work}/ < {text} > {arpa} "
+        f"{bin_dir / 'lmplz'} -o {order} --skip_symbols{options} -S 40% -T {work}/ < {text} > {arpa} "
         f"2> {work}/lmplz.log && {bin_dir / 'build_binary'} {arpa} {binary} > {work}/build_binary.log 2>&1",
         shell=True,
         check=True,
@@ -60,7 +72,7 @@ def main():
     run, split = args.run, args.split
     work = run / "reverse"
     work.mkdir(exist_ok=True)
-    config = json.loads((run / "config.yaml").read_text())
+    config, fallback, top_k = run_settings(run)
     corpus = args.corpus or Path(config["corpus"]["source"])
 
     started = time.monotonic()
@@ -68,7 +80,7 @@ def main():
     reversed_s = time.monotonic() - started
     binary = work / f"o{args.order}.binary"
     started = time.monotonic()
-    train(kenlm_tools(args.kenlm_bin), work / "train.reversed.txt", args.order, binary, work)
+    train(kenlm_tools(args.kenlm_bin), work / "train.reversed.txt", args.order, binary, work, fallback)
     train_s = time.monotonic() - started
 
     started = time.monotonic()
@@ -81,7 +93,7 @@ def main():
     score_s = time.monotonic() - started
     coverage = read_json(run / f"results/gap/candidates/{split}.coverage.json")["coverage"]
     outputs = SimpleNamespace(out=work / "out.tsv", stats=work / "stats.json")
-    write_predictions(candidates, scores, {"coverage": coverage, "variant": "both", "top_k": 100}, outputs)
+    write_predictions(candidates, scores, {"coverage": coverage, "variant": "both", "top_k": top_k}, outputs)
     evaluate(work / "out.tsv", corpus / split / "expected.tsv", work / "metrics.json", work / "lines.tsv")
     reverse = read_json(work / "metrics.json")["metrics"]["PerplexityHashed"]
 

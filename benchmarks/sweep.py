@@ -70,7 +70,8 @@ def curve(args, bin_dir):
         f"{cost['wall_s']:.1f} s wall, {cost['cpu_s']:.1f} s CPU, peak {cost['peak_mb']:.0f} MB ({folder})"
     )
     vocabulary = json.loads((folder / "results/text/vocabulary.json").read_text())["words"]
-    print(f"The run's vocabulary V: {vocabulary:,} words")
+    job = read_rows(folder / "results/benchmarks/vocabulary/vocabulary.tsv")[0]
+    print(f"The run's vocabulary V: {vocabulary:,} words, counted in {float(job['s']):.1f} s")
     print(
         "| Order | Train fraction | Train tokens | Vocabulary | Unknown words | PPL incl. OOVs | "
         "PPL, OOVs as words | PPL excl. OOVs | OOV rate |"
