@@ -207,9 +207,10 @@ def ngram_columns(record, files, discount_fallback, vocabulary):
     not know of the run's vocabulary, its options."""
     counts = read_json(model_file(files["counts"], record["model"]))
     ngrams = counts["ngrams"]
+    unknown = unknown_words(vocabulary, ngrams[0])
     return {
-        "vocabulary": vocabulary - unknown_words(vocabulary, ngrams[0]),
-        "unknown_words": unknown_words(vocabulary, ngrams[0]),
+        "vocabulary": vocabulary - unknown,
+        "unknown_words": unknown,
         "family": "ngram",
         "order": record["order"],
         "train_fraction": record["train_fraction"],
