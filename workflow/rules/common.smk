@@ -103,8 +103,7 @@ def model_and_split_fingerprints(wildcards):
 
 def scoring_fingerprints(models):
     """An input function: model_and_split_fingerprints, and the fingerprints of the n-gram
-    models that models(wildcards) names, whose binaries the job reads (see model_fingerprint).
-    """
+    models that models(wildcards) names, whose binaries the job reads."""
 
     def fingerprints(wildcards):
         return [
@@ -130,11 +129,8 @@ def model_options(wildcards):
 
 
 def kept_results():
-    """What a run keeps on disk besides the tables: every model, its scores and gap predictions,
-    asked for by `all`. Snakemake does not make again a missing file that only up-to-date jobs
-    read, so without this a deleted model folder stayed deleted, and the tables kept its old
-    figures; asked for, it is trained again, and what it feeds redone if its bytes changed.
-    """
+    """Every model, its scores and gap predictions, asked for by `all`: Snakemake does not make
+    again a missing file that only up-to-date jobs read, so a deleted model would stay deleted."""
     splits = config["eval_splits"]
     models = sorted(MODELS)
     kept = [
@@ -159,9 +155,8 @@ GAP_MODELS = sorted(name for name, options in MODELS.items() if options["train_f
 
 
 def report_if_made(path, **settings):
-    """path, flagged for `snakemake --report` where it exists: the report shows the results the run
-    made, whatever config.yaml asks for now (a table the run did not make is left out of it rather
-    than failing it). Flags nothing that a run reads."""
+    """path, flagged for `snakemake --report` where it exists: the report shows what the run made,
+    whatever config.yaml asks for now, rather than failing on a table the run did not make."""
     return report(path, **settings) if Path(path).exists() else path
 
 
@@ -214,9 +209,8 @@ KENLM_VERSION, KENLM_SHA256 = pinned_kenlm(Path(workflow.basedir) / "requirement
 
 
 def kenlm_build_order(order):
-    """The KENLM_MAX_ORDER of the tools that train and score an order-n model: KenLM's default,
-    6, up to 6, else n itself. A model keeps its tools when orders are added, so adding a high
-    order rebuilds no tool an existing model uses and retrains none of them."""
+    """KENLM_MAX_ORDER for an order-n model: KenLM's default 6 up to 6, else n, so that adding a
+    high order rebuilds no tool an existing model uses."""
     return max(PYTHON_MODULE_MAX_ORDER, order)
 
 
@@ -251,9 +245,7 @@ def kenlm_bin_dir(max_order):
 
 def kenlm_tool(tool):
     """An input function: the tool a model's order needs. The pipeline's build is ancient(): built
-    again from the same pinned source, it scores and trains the same, so its new date reruns
-    nothing. A user's own tool replaced by a newer file retrains and rescores what it made.
-    """
+    again from the same pinned source it trains the same; a user's newer tool retrains."""
 
     def tool_for(wildcards):
         order = MODELS[wildcards.model]["order"]
@@ -272,9 +264,8 @@ def user_tools(tools=TOOLS):
 
 
 def every_kenlm_tool():
-    """The tools of every build the models use, {name: path}, for the provenance record; the
-    user's own tools by their names alone (their maximum order is theirs; see user_tools).
-    """
+    """{name: path} of every build's tools, for the provenance record; the user's own tools by
+    their names alone."""
     if config["kenlm"]["bin_dir"]:
         return {Path(path).name: path for path in user_tools()}
     return {
@@ -285,9 +276,8 @@ def every_kenlm_tool():
 
 
 def kenlm_python_for(wildcards):
-    """For a model of an order the .venv's kenlm module cannot load, a module built for it;
-    models the .venv's module loads do not depend on one, so adding a high order rescores
-    nothing else."""
+    """A kenlm module built for a model of an order the .venv's module cannot load; other models
+    depend on none, so adding a high order rescores nothing else."""
     order = MODELS[wildcards.model]["order"]
     if order <= PYTHON_MODULE_MAX_ORDER:
         return []
@@ -310,9 +300,8 @@ def corpus_is_local():
 
 
 def local_corpus_files(wildcards):
-    """For a local directory, its files (and the in-header.tsv files that describe them) are
-    inputs, so that editing one fetches again. Only those present: the fetch job names a missing
-    one with the key that asks for it and the fix (onstart's check, before any job)."""
+    """A local directory's files and in-header.tsv files, so that editing one fetches again: only
+    those present, since onstart names a missing one with its fix."""
     if not corpus_is_local():
         return []
     headers = {header_path(corpus_root() / split) for split in CORPUS_SPLITS} - {None}
@@ -327,9 +316,8 @@ def training_text(wildcards):
 
 
 def folder_options(wildcards):
-    """A model's options its folder's name gives (order, pruning, training fraction), for what is
-    computed from the model: not lmplz.discount_fallback, a setting of the same model, so that
-    turning it redoes nothing after a model trained again to the same bytes."""
+    """A model's options its folder's name gives: not lmplz.discount_fallback, so that turning it
+    redoes nothing after a model trained again to the same bytes."""
     return {key: value for key, value in model_options(wildcards).items() if key != "discount_fallback"}
 
 
@@ -398,9 +386,8 @@ TOKENIZER = "results/neural/{neural}/tokenizer.json"
 
 
 def neural_files_in(folder):
-    """A neural model's files under results/FOLDER/{neural}/: the Hugging Face model folder
-    (weights, config and tokenizer, which from_pretrained loads), its loss curve and its training
-    record."""
+    """A neural model's files under results/FOLDER/{neural}/: the Hugging Face model folder that
+    from_pretrained loads, its loss curve and its training record."""
     return {
         "model": directory(f"results/{folder}/{{neural}}/model"),
         "loss": f"results/{folder}/{{neural}}/loss.tsv",
@@ -417,10 +404,8 @@ def neural_model_folder(wildcards):
 
 
 def neural_fingerprints(wildcards):
-    """The scored split's fingerprint, and the training split's for a model trained here: a job
-    depends directly on each fingerprint its inputs come from, or Snakemake, looking again only
-    at a checkpoint's direct dependants, may keep it planned after the training split's
-    fingerprint proved unchanged."""
+    """The scored split's fingerprint, and the training split's for a model trained here (a job
+    depends directly on each fingerprint its inputs come from: see split_fingerprint)."""
     if NEURAL[wildcards.neural]["source"] == "train":
         return model_and_split_fingerprints(wildcards)
     return split_fingerprint(wildcards)
@@ -453,9 +438,8 @@ def neural_settings():
 
 
 def neural_train_mem_mb(wildcards, input):
-    """The encoded text (2 bytes per subword token, about half a byte per byte of text, held
-    twice while it is joined), the model, its gradients and AdamW's moments, and PyTorch.
-    """
+    """The encoded text (about half a byte per byte of text, held twice while joined), the model,
+    its gradients, AdamW's moments and PyTorch."""
     return loading_mem_mb(input, 1500)
 
 
@@ -477,9 +461,8 @@ NEURAL_SETTINGS = {"settings": lambda wildcards: NEURAL[wildcards.neural]["train
 
 
 def model_file_patterns():
-    """The path patterns of each model's files that the tables read beside its records, as the
-    rules that write them name them: lmgap.files.model_file fills one in with the model (and
-    split) a record names (as strings: a rule's own path objects do not pickle into params)."""
+    """The patterns of each model's files the tables read, which lmgap.files.model_file fills in
+    with a record's model and split (strings: a rule's path objects do not pickle into params)."""
     return {
         "counts": str(rules.install_model.output.counts),
         "binary": str(rules.install_model.output.binary),
@@ -545,9 +528,8 @@ def check_gap_index_fits(size_mb):
 
 
 def gap_index_mem_mb(wildcards, input, threads):
-    """The estimate is per MB of the training text (not of the held-out list beside it), for as
-    many processes as the job's threads whose pass the budget holds (the job counts the same).
-    """
+    """Per MB of the training text, for as many processes as the job's threads whose pass the
+    budget holds (the job counts the same)."""
     size_mb = max(text_mb(input.text), 1)
     check_gap_index_fits(size_mb)
     return index_memory_mb(size_mb, workers_within(threads, MEMORY_BUDGET_MB, size_mb))
@@ -572,9 +554,8 @@ def blend_priority(system):
 
 
 def blend_files(wildcards):
-    """{member: {"out": its out.tsv on the split, "fit": its per-line scores on the split whose
-    gap words fit the blend's weights}}: the split's own (cross-fitted), or the first scored
-    split's for test-A."""
+    """{member: {"out": its out.tsv, "fit": its per-line scores on the split that fits the blend's
+    weights}}: the split's own (cross-fitted), or the first scored split's for test-A."""
     split = wildcards.split
     fit_split = split if split in config["eval_splits"] else config["eval_splits"][0]
     return {
@@ -640,10 +621,8 @@ def exactly(names):
 
 
 def gap_neural_runtime(wildcards, input):
-    """Minutes, for a cluster's time limit. Measured (BENCHMARKS.md): 43 ms a gap on 2 cores for
-    the default small model (3.7 MB of weights) rescoring 50 words with 8 right tokens; the cost
-    grows with the gaps, the words rescored and the model's size (a masked model is counted as
-    rescoring 50). Three times that, and 30 minutes more; a GPU takes far less."""
+    """Minutes, for a cluster: three times BENCHMARKS.md's 43 ms a gap (2 cores, a 3.7 MB model,
+    50 words rescored), scaled by gaps, words and model size, and 30 minutes more."""
     if "base" in input.keys():
         with open(input.base, "rb") as handle:
             gaps = sum(1 for _ in handle)
