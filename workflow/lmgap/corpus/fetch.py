@@ -226,10 +226,8 @@ def check_xz(path):
 
 
 def fingerprint(root, split, described):
-    """What a split's text and its documents' years depend on: the sha256 of each of its files
-    (described: the fetch's sha256 of each; expected.tsv's of its lines, see lines_sha256), what
-    the in-header.tsv describing them decides (the column count, and which column is the year),
-    and nothing of where they are: renaming another column changes nothing."""
+    """What a split's text and years depend on: its files' sha256 (expected.tsv's of its lines) and
+    what in-header.tsv decides (column count, year column), not where they lie or other columns' names."""
     names = sorted(name for name in described if name.startswith(f"{split}/"))
     split_dir = Path(root) / split
     header = None
@@ -250,12 +248,8 @@ def lines_sha256(path):
 
 
 def read_gap_words(path, name):
-    """One pass over an expected.tsv: what is accepted but likely a mistake (a byte-order mark,
-    which becomes part of the first gap word for KenLM and GEval alike; empty lines, gaps without a
-    word; gap words the rebuilt text does not hold as that one word, such as two words, `</s>` or
-    a NUL byte, which no prediction can match),
-    as warnings; and the lines that are not UTF-8, which the text takes as bytes but GEval cannot
-    read: [(line, byte offset, reason)]."""
+    """One pass over an expected.tsv: warnings of what is accepted but likely a mistake (their messages
+    say why), and the lines GEval cannot read as UTF-8: [(line, byte offset, reason)]."""
     warnings, empty, changed, not_utf8 = [], [], [], []
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
@@ -317,9 +311,8 @@ def _first_lines(numbers, shown=5):
 
 
 def fetch_corpus(source, commit, clone_dir, required, record_path, log):
-    """Make the corpus available (cloning URLs, or local directories pinned to a commit), check
-    it and record where it is and each split's fingerprint; cheap, so that the rebuild starts
-    at once."""
+    """Make the corpus available (cloning URLs, or local folders pinned to a commit), check it and
+    record where it is and each split's fingerprint; cheap, so that the rebuild starts at once."""
     if is_url(source) or commit:
         if not is_url(source) and not Path(source).is_dir():
             raise LmgapError(f"corpus.source {source} is neither a git URL nor a directory")
@@ -370,7 +363,6 @@ def write_fingerprint(record_path, split, out_path, scored_for_gaps=False):
 def write_manifest(record_path, manifest_path):
     """The fetch record with the sha256 and line count of every file used."""
     record = read_json(record_path)
-    # The sha256 and line count of every file, as the fetch described them.
     manifest = {**record, "files": record["described"]}
     for key in ("described", "splits", "not_utf8"):
         manifest.pop(key, None)

@@ -157,9 +157,8 @@ def read_contexts(split_dir):
 
 
 def with_gap_words(split_dir, gap_words):
-    """Lists of (left, gap, right), block by block of in.tsv.xz, each line's gap word taken from
-    gap_words (an iterator over expected.tsv's lines); an LmgapError when the two files' line
-    counts differ or a gap word holds a tab."""
+    """Lists of (left, gap, right), block by block of in.tsv.xz, gap words from gap_words (an iterator
+    over expected.tsv's lines); an LmgapError when the line counts differ or a gap word holds a tab."""
     split_dir = Path(split_dir)
     name, count, blank = f"{split_dir.name}/", 0, None
     blocks = read_contexts(split_dir)
@@ -184,11 +183,8 @@ def with_gap_words(split_dir, gap_words):
 
 
 def rebuild_split(split_dir, out_path):
-    """Write the text of a split to out_path; return the number of lines written.
-
-    Streams in.tsv.xz and expected.tsv side by side; the output only appears if
-    every line was rebuilt.
-    """
+    """Write the text of a split to out_path, streaming in.tsv.xz and expected.tsv side by side;
+    return the number of lines written."""
     split_dir = Path(split_dir)
     gap_path = split_dir / "expected.tsv"
     if not gap_path.exists():

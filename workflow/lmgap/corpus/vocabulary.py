@@ -1,6 +1,5 @@
-"""The run's vocabulary: every word type of the training split and of the scored splits, the V
-among which each model shares its `<unk>` probability (kpu/kenlm#67), so that every row prices
-an unknown word as one word of the same V."""
+"""The run's vocabulary V, every word type of the training and scored splits: each model shares its
+`<unk>` probability among V's unknown words (kpu/kenlm#67), so every row prices one alike."""
 
 import math
 
@@ -22,9 +21,8 @@ def word_types(path):
 
 
 def write_vocabulary(train_text, scored_texts, out):
-    """vocabulary.json: V, the words of the training text and of the scored texts ({split:
-    path}) together, and how many new words each scored split adds to those before it (the
-    training split's, then the scored splits' in the order of their names)."""
+    """vocabulary.json: V of the training text and the scored texts ({split: path}), and how many new
+    words each scored split adds to those before it (the training split's, then by split name)."""
     words = word_types(train_text)
     training_words = len(words)
     added = {}
@@ -58,8 +56,6 @@ def oov_price(unknown, oovs):
 
 
 def log10_share(unknown):
-    """log10 of 1 / unknown: the share of `<unk>`'s probability one unknown word gets when
-    `<unk>` stands for the unknown words of the run's vocabulary alike. 0 for none (a model
-    that knows every word meets no OOV to price) or a missing count (a neural model spells
-    every word)."""
+    """log10 of 1 / unknown, the share of `<unk>`'s probability one of V's unknown words gets; 0 for
+    none (no OOV to price) or a missing count (NaN: a neural model spells every word)."""
     return -math.log10(unknown) if unknown and unknown == unknown else 0.0
