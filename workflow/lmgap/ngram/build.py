@@ -44,9 +44,8 @@ def _run(cmd, log, what, cwd=None, env=None):
 
 
 def _pinned_pip(version, sha256, folder, *options):
-    """pip's command line for kenlm==version from its source distribution, refusing any file whose
-    sha256 differs (the requirements file saying so written into folder); options: pip's
-    subcommand, then its own options."""
+    """pip's command line (options: its subcommand, then its options) for kenlm==version's source
+    distribution, refusing any other sha256 (the requirements file saying so written into folder)."""
     requirements = Path(folder) / "requirements.txt"
     requirements.write_text(f"kenlm=={version} --hash=sha256:{sha256}\n")
     pinned = ["--no-deps", "--no-binary", "kenlm", "--no-build-isolation", "--require-hashes", "-r", str(requirements)]
@@ -140,10 +139,8 @@ def record_user_tools(bin_dir, orders, record_path):
 
 
 def build_python_module(version, sha256, max_order, target, log):
-    """Install the kenlm Python module, compiled for max_order, into target (for orders above
-    the .venv module's); pip checks the same pinned sha256, builds the module anew (a cached
-    wheel of the same version may have been built for another order) and the module must load
-    a model of max_order before it counts as built."""
+    """Install the kenlm Python module compiled for max_order into target, from the pinned sdist, never
+    a cached wheel (it may be another order's), and check that it loads a model of max_order."""
     target = Path(target)
     with atomic_path(target) as tmp, tempfile.TemporaryDirectory(prefix="kenlm-python-") as work:
         _run(
@@ -158,10 +155,8 @@ def build_python_module(version, sha256, max_order, target, log):
 
 
 def _without_cmake(work):
-    """A PATH whose cmake does nothing: kenlm's setup.py first builds, with cmake, a standalone
-    shared library (python/BuildStandalone.cmake) that its extension never links, as long again
-    as the extension's own compile. The module compiles the same without it (its bytes differ only
-    in the name of pip's random build folder, as two builds' do)."""
+    """A PATH whose cmake does nothing: kenlm's setup.py builds with it a library its extension never
+    links (python/BuildStandalone.cmake), doubling the compile; the module is the same without it."""
     folder = Path(work) / "no-cmake"
     folder.mkdir()
     (folder / "cmake").write_text("#!/bin/sh\nexit 0\n")

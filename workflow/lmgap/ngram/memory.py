@@ -1,16 +1,5 @@
-"""The memory a train job reserves, decided before lmplz has counted anything.
-
-A train job runs lmplz and build_binary at once (lmplz's ARPA output streams into
-build_binary), so it reserves both:
-
-- build_binary holds the whole probing model, whose size KenLM computes from the n-gram counts
-  (`probing_bytes`). The counts are not known before lmplz has run, so they are estimated from
-  the training text's tokens with shares that bound real text (`estimated_counts`);
-- lmplz holds its `-S` (sorting memory, 1 GB at most: more only costs time) and its vocabulary.
-
-Every figure here is checked against models the tests train and against the sizes measured at
-the real corpus's size in BENCHMARKS.md.
-"""
+"""The memory a train job reserves before lmplz has counted anything: build_binary's whole model from
+estimated n-gram counts, lmplz's -S and vocabulary (docs/running.md; measured in BENCHMARKS.md)."""
 
 import functools
 import os
@@ -23,21 +12,16 @@ from ..errors import LmgapError
 # the corpus; below this it stops at once.
 LMPLZ_MIN_MB = 32
 
-# Below its in-memory sort lmplz merges through -T instead, at little cost: a 5-gram of 64M
-# words (367 MB of text) took 128 s with -S 1G, against 136-164 s with 2, 4.8 and 9 GB; the
-# whole 1M-word run took 18 s with 9.6 GB for each lmplz, 11 s with 1 GB.
+# Below its in-memory sort lmplz merges through -T instead, at little cost (BENCHMARKS.md: a 5-gram
+# of 64M words took 128 s with -S 1G, 136-164 s with 2 to 9 GB).
 LMPLZ_WORKING_MB = 1024
 
 # KenLM's probing tables hold 1.5 buckets per entry (build_binary's -p default).
 PROBING_MULTIPLIER = 1.5
 
-# The share of a text's tokens that are distinct k-grams (lmplz's count for order k), at most.
-# A text's distinct k-grams per token only fall as it grows (each new token is less often a
-# new k-gram), so shares that hold at 1M words hold for the real corpus's 124M: these are the
-# top of the ranges of real English at 1M words (350-550k bigrams, 650-850k trigrams; the
-# generated benchmark text has 0.37, 0.72, 0.90 and 0.95 for k = 2..5 at 1M words, 0.24, 0.57,
-# 0.82 and 0.92 at 10M, 0.14, 0.42, 0.70 and 0.86 at 124M). Order 5 and above: every token a
-# new k-gram.
+# The share of a text's tokens that are distinct k-grams (lmplz's count for order k), at most: the
+# top of real English's ranges at 1M words (350-550k bigrams, 650-850k trigrams), which only fall
+# as a text grows (BENCHMARKS.md has the shares measured up to 124M). Order 5 and above: all of them.
 DISTINCT_SHARE = {2: 0.55, 3: 0.85, 4: 0.97}
 # Word types, at most (Heaps' law keeps them far below: 65k at 1M generated words, 290k at 10M).
 TYPES_BASE, TYPES_PER_TOKEN = 50_000, 1 / 20
@@ -53,10 +37,7 @@ LMPLZ_BASE_MB, LMPLZ_BYTES_PER_TYPE = 64, 48
 
 def probing_bytes(counts, multiplier=PROBING_MULTIPLIER):
     """Bytes of KenLM's probing model for counts[k - 1] distinct k-grams (lm/vocab.cc,
-    lm/search_hashed.hh; lmplz prints the same figure as `probing N assuming -p 1.5`): the
-    vocabulary's hash table (12 bytes per bucket after an 8-byte header), the unigrams (8 bytes
-    each, one more for <unk>), a hash table per middle order (key, probability and backoff: 16
-    bytes per bucket) and one for the highest order (key and probability: 12 bytes)."""
+    lm/search_hashed.hh; lmplz prints the same figure as `probing N assuming -p 1.5`)."""
 
     def buckets(entries):
         # KenLM multiplies in single precision.
@@ -64,11 +45,11 @@ def probing_bytes(counts, multiplier=PROBING_MULTIPLIER):
 
     unigrams, *middle, highest = counts
     return (
-        8
-        + 12 * buckets(unigrams)
-        + 8 * (unigrams + 1)
-        + sum(16 * buckets(count) for count in middle)
-        + 12 * buckets(highest)
+        8  # the vocabulary's header
+        + 12 * buckets(unigrams)  # the vocabulary's hash table
+        + 8 * (unigrams + 1)  # the unigrams, and <unk>
+        + sum(16 * buckets(count) for count in middle)  # key, probability and backoff
+        + 12 * buckets(highest)  # key and probability
     )
 
 
@@ -99,11 +80,8 @@ def lmplz_working_mb(order, text_mb):
 
 
 def train_job_mb(order, tokens, text_mb, budget_mb):
-    """The memory a train job reserves: build_binary's part, lmplz's -S and vocabulary.
-
-    Where that passes the budget, lmplz's -S shrinks to what is left (it then merges through its
-    temporary folder); an LmgapError when not even LMPLZ_MIN_MB is left.
-    """
+    """The memory a train job reserves: build_binary's part, lmplz's -S and vocabulary; past the budget
+    -S shrinks to what is left (lmplz merges through -T), an LmgapError below LMPLZ_MIN_MB."""
     fixed = binary_mb(order, tokens) + lmplz_overhead_mb(tokens)
     job = fixed + lmplz_working_mb(order, text_mb)
     if job <= budget_mb:

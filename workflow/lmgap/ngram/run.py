@@ -19,8 +19,7 @@ from .output import arpa_header_counts, stderr_tail
 
 def lmplz_command(lmplz, options, temp_prefix, text):
     """The lmplz argument list (options: order, mem_mb for -S, prune, discount_fallback,
-    interpolate_unigrams): never a shell string, so no config value is interpreted. Without
-    --arpa, lmplz writes the model to its standard output, which build_binary reads."""
+    interpolate_unigrams), never a shell string; without --arpa the model goes to standard output."""
     cmd = [str(lmplz), "-o", str(options["order"]), "--skip_symbols", "-S", f"{int(options['mem_mb'])}M"]
     cmd += ["-T", str(temp_prefix)]
     if options.get("prune"):
@@ -33,27 +32,15 @@ def lmplz_command(lmplz, options, temp_prefix, text):
 
 
 def temp_dir(config, model):
-    """lmplz's -T folder for one model; each train job works in a folder of its own beside it
-    (see train), so runs that share the folder never touch each other's files.
-
-    Read from the config in the job, not passed as a parameter: moving the folder changes no
-    model and must not retrain any.
-    """
+    """lmplz's -T folder for one model (each job works in a folder of its own beside it, see train);
+    read from the config in the job, not a parameter: moving the folder must retrain no model."""
     root = config["lmplz"]["temp_dir"] or "results/tmp/lmplz"
     return Path(root) / model
 
 
 def train(tools, options, paths, log):
-    """Train a model with lmplz and binarise it with build_binary as the ARPA text streams out.
-    tools: lmplz, build_binary; options: order, mem_mb (lmplz's -S), prune, discount_fallback;
-    paths: tmpdir, text, binary, and arpa for a copy of the ARPA text.
-
-    lmplz writes the ARPA model to a pipe that build_binary reads while lmplz is still writing:
-    no multi-GB ARPA file on disk, and the two overlap. arpa, when given, also keeps a copy.
-    Returns ({order: n-gram count} from the ARPA header, {tool: Usage}, the words lmplz read, the
-    orders given fallback discounts). The binary (and the ARPA copy) appear only when both tools
-    succeeded.
-    """
+    """Train with lmplz piped into build_binary, no multi-GB ARPA file on disk (paths: tmpdir, text, binary,
+    arpa for a copy); ({order: n-grams}, {tool: usage}, words lmplz read, orders given fallback discounts)."""
     # The job's own folder, named by its host and process: another run, here or on another node
     # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
     # A killed job's folder on this host (its process gone) is removed, with the blocks it left.
@@ -144,11 +131,8 @@ class MeasuredProcess:
 
 
 def relay_arpa(source, sink, copy=None, chunk=1 << 20):
-    """Pass lmplz's ARPA output on to build_binary; return the header's n-gram counts.
-
-    After the header the rest is spliced from pipe to pipe inside the kernel (no copy through
-    Python) unless copy, a file, also wants it. None when the stream ends before the header does.
-    """
+    """Pass lmplz's ARPA output on to build_binary, spliced inside the kernel after the header unless
+    copy (a file) wants it too; the header's n-gram counts, None if the stream ends first."""
     head = b""
     while b"-grams:" not in head:
         block = os.read(source.fileno(), chunk)

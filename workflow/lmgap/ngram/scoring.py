@@ -1,12 +1,5 @@
-"""Run query and make one pass over its per-token output: the raw sums of a split and each
-document's scores.
-
-`query -v word -v sentence -v summary` prints, per input line, every token as
-`surface=vocab_id ngram_length log10prob` followed by `Total: <line log10prob> OOV: <count>`,
-then the four summary lines. The sums are kept the way query itself adds them up (each line in
-single precision, the lines in double), so the perplexities recomputed from them are KenLM's own
-to the last bit; `check_against_summary` proves it on every run.
-"""
+"""One pass over `query -v word -v sentence -v summary` (per line: `surface=id length log10prob` tokens,
+then `Total: P OOV: N`): a split's sums, added as query adds them (docs/tables.md), and its documents'."""
 
 import re
 import subprocess
