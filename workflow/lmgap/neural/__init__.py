@@ -1,3 +1,2 @@
-"""Neural language models scored beside the n-grams: a byte-level BPE tokenizer, a GPT-2
-architecture trained from scratch (or a user's Hugging Face model), and the sliding-window
-evaluation that turns subword log-probabilities into KenLM's word-level record."""
+"""Neural language models beside the n-grams (a GPT-2 trained here, or a user's Hugging Face model),
+scored in sliding windows into KenLM's word-level record (docs/neural.md)."""

@@ -15,9 +15,8 @@ CHUNK_LINES = 256
 
 
 def encode_line(tokenizer, line):
-    """(token ids with the start token first and the end-of-text token last, each token's word,
-    the word count, the words holding an unknown token). The end-of-text token is the line's
-    last word, KenLM's </s>."""
+    """(token ids from the start token to the end-of-text token, which is the line's last word as KenLM's
+    </s> is; each token's word; the word count; the words holding an unknown token)."""
     text = normalised(line)
     words = len(text.split(" ")) if text else 0
     encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)

@@ -1,15 +1,5 @@
-"""A masked model's gap predictions (BERT, RoBERTa, ...: a user's saved model, never trained here).
-
-Each gap is read as one window, its left context, one mask token and its right context, at most
-max_length tokens in all (the nearer tokens of each side kept, the shorter side's room given to
-the other), so the model sees both contexts at once. At the mask the model gives a distribution
-over its vocabulary; of it, the whole-word tokens (those a word preceded by a space is tokenized
-to, alone: BERT's `word`, not its `##piece`; RoBERTa's `Ġword`) give the listed words, each with
-its own probability. A word the tokenizer splits into several pieces cannot be named by one mask:
-its probability, with that of every piece that does not begin a word, is left to the rest mass
-p0, which GEval spreads over every bucket. A masked model defines no perplexity: it has a gap row
-and no perplexity row.
-"""
+"""A masked model's gap predictions (a user's BERT, RoBERTa, ...): its whole-word tokens' probabilities
+at one mask between both contexts, the pieces' left to p0 (docs/gap-task.md); it has no perplexity."""
 
 import time
 

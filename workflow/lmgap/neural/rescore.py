@@ -1,18 +1,5 @@
-"""A causal model's gap predictions: it rescores the n-gram's most probable words for each gap,
-and the document family's (the gap's own page's words).
-
-For a gap with left context L and right context R, each candidate w gets
-log P(w r_1 .. r_k | L), r_1 .. r_k the first `right_tokens` subword tokens of R (the
-end-of-text token ends a shorter R, as `</s>` ends the n-gram's). The left context is run once
-per gap; its key/value cache is copied to every batch of candidates, which then cost only their
-own few tokens. The candidates' probabilities are those scores normalised over them; together
-they keep the mass the n-gram's prediction gave the same words (its candidates' share, which
-held-out training gaps set: lmgap.gap.coverage), so p0 is the n-gram's p0 and the mass of the
-words it lists beyond them.
-
-Each piece is tokenized alone, a word after a space as `" word"`: for byte-level BPE (GPT-2's,
-and the pipeline's own) that is how the whole line `L w R` is tokenized, as the tests check.
-"""
+"""A causal model's gap predictions: log P(w + the first right tokens | left) of the n-gram's and the
+document family's most probable words w, sharing the mass the n-gram gave them (docs/gap-task.md)."""
 
 import copy
 import math
@@ -53,7 +40,8 @@ class Rescorer:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"] if text else []
 
     def pieces(self, left, words, right):
-        """(left ids from the line's start token, each word's ids, the right tokens)."""
+        """(left ids from the line's start token, each word's ids, the right tokens), each tokenized
+        alone, a word after a space as `" word"`: as byte-level BPE tokenizes the whole line."""
         space = " " if left else ""
         following = self.encode(" " + right if right else "")[: self.right_tokens]
         if len(following) < self.right_tokens:
@@ -115,10 +103,8 @@ def normalised_scores(scores):
 
 
 def rescored_words(base_line, count, document_line=None, document_count=0):
-    """The words a causal model rescores for a gap: the base prediction's `count` most probable,
-    then the document family's `document_count` most probable that those lack (a page's own
-    words, which the n-gram may not know); and the mass the base line gives them (a word it does
-    not list brings none)."""
+    """The base prediction's `count` most probable words, then the document family's `document_count`
+    most probable that those lack (its page's words), and the mass the base line gives them."""
     words, mass = base_candidates(base_line, count)
     if document_line is None or not document_count:
         return words, mass
@@ -130,9 +116,8 @@ def rescored_words(base_line, count, document_line=None, document_count=0):
 
 
 def write_rescored(rescorer, split_dir, inputs, settings, outputs, log):
-    """out.tsv of a causal model on a split (outputs: out, stats): the words rescored_words picks
-    from the base prediction's line and the document family's (inputs: base, and document or
-    None), with the mass the base gave them. settings: candidates, document_words, top_k."""
+    """out.tsv and stats of a causal model on a split: rescored_words of the base prediction's line and
+    the document family's (inputs: base, document or None); settings: candidates, document_words, top_k."""
     started = time.monotonic()
     gaps, base = read_gaps(split_dir), read_lines(inputs["base"])
     documents = read_lines(inputs["document"]) if inputs.get("document") else [None] * len(base)

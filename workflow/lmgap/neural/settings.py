@@ -38,10 +38,8 @@ def saved_config(folder):
 
 
 def neural_models(entries):
-    """{name: settings} from the config's neural: section (defaults filled in): `source` (`train`
-    or `path`), `kind` (`causal` or `masked`), the training settings or the folder, and the
-    window (max_length, stride, batch_size) every split is scored with (a masked model's gaps
-    are read in windows of at most max_length tokens)."""
+    """{name: settings} from the config's neural: section: `source` (`train` or `path`), `kind`, the
+    training settings or the folder, and the window (max_length, stride, batch_size) it reads with."""
     models = {}
     for name, entry in sorted(entries.items()):
         where = f"neural.{name}"

@@ -16,9 +16,8 @@ ENCODE_LINES = 10000
 
 
 def encode_text(text_path, tokenizer_path):
-    """The training text as one stream of token ids, each line followed by END_OF_TEXT and the
-    first preceded by it (as every document is at evaluation), in the smallest integer type; the
-    tokenizer; and the text's size as the tables count it (lines, words, words + one per line)."""
+    """(the text's token ids, each line ended by END_OF_TEXT and the first begun by it as at evaluation,
+    in the smallest integer type; the tokenizer; the text's lines, words and tokens as tables count)."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -73,9 +72,8 @@ def build_model(settings, vocab_size, end_id):
 
 
 def train(inputs, settings, outputs, threads):
-    """Train, then write the model folder (weights, config and tokenizer, loadable by
-    transformers' from_pretrained), the loss of every step and a record of what it cost.
-    inputs: text, tokenizer; outputs: model (the folder), loss, record."""
+    """Train, then write outputs: model (a folder from_pretrained loads), loss (every step's) and record
+    (what it cost); inputs: text, tokenizer."""
     text_path = inputs["text"]
     import torch
     from transformers import PreTrainedTokenizerFast

@@ -1,15 +1,5 @@
-"""The strided sliding window (Hugging Face's "Perplexity of fixed-length models"): a document of
-token ids x_0 .. x_{L-1}, x_0 the start token that is never predicted, is fed to the model in
-windows of at most max_length tokens whose starts move by stride; each window predicts the
-tokens no earlier window predicted, so every token x_1 .. x_{L-1} is scored exactly once, with
-up to max_length - 1 tokens of context.
-
-A window predicts at most max_length - 1 tokens (its first token is context only), so stride
-can be at most max_length - 1: then the windows share one token and the document is scored as
-separate chunks; at stride max_length the first token of every later window would be scored by
-nobody, and the count would no longer be KenLM's. Stride 1 scores every token with all the
-context the model can hold.
-"""
+"""The strided sliding window of Hugging Face's "Perplexity of fixed-length models": every token but
+the start token scored exactly once, with up to max_length - 1 tokens of context (docs/neural.md)."""
 
 import numpy as np
 
@@ -43,14 +33,8 @@ def windows(length, max_length, stride):
 
 
 def score_windows(model_logprobs, documents, max_length, stride, batch_size):
-    """Natural-log probabilities of every token but the first of each document (a list of id
-    arrays), from model_logprobs(batch) -> for a list of id arrays of at most max_length tokens,
-    the log-probability each position gives the next token (array [len - 1] per input).
-
-    Windows of all documents are batched together, batch_size at a time; a causal model reads
-    each window's positions from its own earlier positions only, so batching changes nothing
-    but the order of floating-point sums.
-    """
+    """Natural-log probabilities of every token but the first of each document (id arrays), windows of
+    all documents batched together; model_logprobs(windows) gives each [len - 1] next-token log P."""
     jobs = []
     for number, ids in enumerate(documents):
         for start, end, first in windows(len(ids), max_length, stride):

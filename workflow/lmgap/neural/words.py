@@ -6,9 +6,8 @@ from ..errors import LmgapError
 
 
 def token_words(text, offsets):
-    """The word (counting from 0) each token of text belongs to, from the tokens' character
-    offsets; text's words are separated by single spaces, and a space belongs to the word it
-    starts (GPT-2's `Ġword` tokens carry the space before their word)."""
+    """The word (from 0) each token of text (single-spaced) belongs to, by its character offsets; a space
+    belongs to the word it starts, as GPT-2's `Ġword` tokens carry the space before their word."""
     word_of_char = np.cumsum([char == " " for char in text], dtype=np.int64)
     owners = []
     for start, end in offsets:
