@@ -1,7 +1,5 @@
-"""The config checked by Snakemake's own validator against the JSON schema, whose `description:`
-of each setting says what it takes. Done here only what a schema cannot say: a YAML syntax error
-named by its line, the text `--config` gives read as the schema's types, `~` in paths, and prune's
-thresholds against the orders."""
+"""The config checked by Snakemake's validator against the JSON schema, and here what a schema cannot
+say: YAML syntax errors by line, `--config` text read as the schema's types, `~`, prune vs orders."""
 
 import copy
 import os
@@ -79,9 +77,8 @@ def read_as_schema_types(value, schema):
 
 
 def validate_config(config, schema_path):
-    """The config with the schema's defaults filled in and `~` expanded. A value the schema refuses
-    stops the run with Snakemake's validator's message: the key, the value, the rule it breaks
-    and the setting's description."""
+    """The config with the schema's defaults filled in and `~` expanded; a value the schema refuses
+    stops the run naming the key, the value, the rule it breaks and the setting's description."""
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 

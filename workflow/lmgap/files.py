@@ -51,10 +51,8 @@ def read_table_record(path, read):
 
 
 def model_file(pattern, model, split=None, **wildcards):
-    """A model's file (on a split) from the path pattern of the rule that writes it, whose model
-    wildcard is {model} (an n-gram model) or {neural} (a neural model), and any other wildcards
-    it has: the tables join each record they read to its model's other files by the names the
-    record gives."""
+    """A model's file (on a split) from its rule's path pattern, with {model} or {neural} and other
+    wildcards: the tables join a record to its model's other files by the names it gives."""
     return pattern.format(model=model, neural=model, split=split, **wildcards)
 
 

@@ -5,17 +5,14 @@ from pathlib import Path
 
 
 def fraction_label(fraction):
-    """A training fraction as a folder name shows it: every digit of its shortest form, never an
-    exponent (1e-05 -> `0.00001`), so two fractions never share a folder and the sample rule
-    reads back the very number configured."""
+    """A training fraction as a folder name shows it: its shortest form's every digit, never an exponent
+    (1e-05 -> `0.00001`), so no two share a folder and the sample rule reads back the very number."""
     return format(Decimal(repr(float(fraction))), "f")
 
 
 def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True):
-    """A folder name that tells models with different options apart: `o3`, `o4-prune0.0.1`,
-    `o5-frac0.1` (a model of the whole training split has no `-frac`), `o3-interp0` (lmplz's
-    --interpolate_unigrams 0, SRILM's unigrams). Not --discount_fallback, which changes no model
-    whose discounts lmplz can estimate: turning it on or off trains the same folder again."""
+    """A folder name per options: `o3`, `o4-prune0.0.1`, `o5-frac0.1`, `o3-interp0` (--interpolate_unigrams
+    0); not --discount_fallback, which changes no model whose discounts lmplz can estimate."""
     name = f"o{order}"
     if prune:
         name += "-prune" + ".".join(str(p) for p in prune)
@@ -27,10 +24,8 @@ def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True):
 
 
 def models_from_config(orders, prune_settings, discount_fallback, train_fractions=(1.0,), interpolations=(True,)):
-    """{name: options} for every combination of order, pruning, training fraction and unigram
-    interpolation. The options of a model with KenLM's default unigrams hold no
-    interpolate_unigrams, as its name has no `-interp0`: models trained before the setting
-    existed keep their settings, and nothing trains again."""
+    """{name: options} for every order, pruning, training fraction and unigram interpolation; KenLM's
+    default leaves interpolate_unigrams out, so models trained before the setting existed keep theirs."""
     return {
         model_name(order, prune, fraction, interpolate): {
             "order": order,
@@ -54,9 +49,8 @@ def interpolate_settings(interpolate_unigrams):
 
 
 def prune_settings(prune):
-    """lmplz.prune as a list of settings: one list of thresholds, or a list of such lists.
-    Thresholds that are all 0 prune nothing (lmplz drops n-grams seen at most that often): such a
-    setting is the unpruned model, [] (one model, not a twin folder `o3-prune0`)."""
+    """lmplz.prune (one list of thresholds, or a list of such lists) as a list of settings; all-0
+    thresholds prune nothing, so they are the unpruned model [], not a twin folder `o3-prune0`."""
     settings = prune if prune and all(isinstance(setting, list) for setting in prune) else [prune]
     unpruned = [[] if not any(setting) else list(setting) for setting in settings]
     return [list(setting) for setting in dict.fromkeys(tuple(setting) for setting in unpruned)]

@@ -1,6 +1,5 @@
-"""What the main process checks and says around a run: before the first job (Snakemake's
-onstart), at its end, and the few cheap looks a parse in the main process takes at this folder
-(reading, never writing: a parse also runs for a dry run, a lint and a report)."""
+"""What the main process checks and says before the first job (onstart), at the end, and in the cheap
+looks a parse takes at this folder (reading only: a dry run, a lint and a report parse too)."""
 
 import csv
 import os
@@ -71,9 +70,8 @@ def set_aside(paths, folder):
 
 
 def corpus_warnings(record_path, source):
-    """What the last fetch found accepted but likely a mistake (see lmgap.corpus.fetch), where it
-    describes the corpus now asked for: fetched from source, none of its files newer than the
-    record (else the fetch runs again, and its record is the one to read)."""
+    """The last fetch's warnings (lmgap.corpus.fetch), if it fetched this source and none of its files
+    is newer than its record (else the fetch runs again, and its record is the one to read)."""
     record = _read_json(record_path)
     if not record or record.get("source") != source:
         return []

@@ -1,10 +1,5 @@
-"""The code a job runs, by content: its script and every lmgap module the script imports, directly
-or through other lmgap modules. A rule passes its script's digest as a parameter, and Snakemake
-reruns a job whose parameters changed: an edit reruns the jobs whose code it changes, while a
-touch, or a checkout that restores the same bytes, changes no digest and reruns nothing.
-
-The digest is of the files' bytes: any edit to a module, a comment's too, reruns every job that
-imports it."""
+"""The digest of a job's code, its script and every lmgap module it reaches: a rule's parameter, so an
+edit of any byte reruns the jobs it reaches, and a touch or a checkout of the same bytes none."""
 
 import ast
 import hashlib
@@ -100,10 +95,8 @@ def _imported(path, workflow, stamp):
 
 
 def _import_nodes(path):
-    """A file's import statements, read from the lines that start like one (a line of a string
-    that parses as an import counts too: a rerun too many, never one too few). The whole syntax
-    tree where such a line is no statement, or where an import may hide on another line's end (a
-    backslash continuation, a statement after `;` or `:`), which ruff's format never writes."""
+    """A file's imports, from the lines that start like one (a string's line too: a rerun too many, never
+    one too few); else the whole tree, as where one hides after `\\`, `;` or `:` (ruff never writes so)."""
     source = path.read_bytes()
     if b"\\\n" not in source and not HIDDEN_IMPORT.search(source):
         statements = [match.group(0).strip() for match in IMPORT_STATEMENT.finditer(source)]
