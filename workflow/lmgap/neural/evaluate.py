@@ -1,6 +1,7 @@
 """A neural model's record of a split, the same as query's: per-document sums of log10 P over
 KenLM's tokens (every word and one `</s>` per line), so every table treats it like an n-gram's."""
 
+import itertools
 import math
 
 import numpy as np
@@ -60,21 +61,11 @@ class NeuralScores:
 
 def score_text(text_path, tokenizer, model_logprobs, max_length, stride, batch_size):
     """NeuralScores of every line of a text, and the subword tokens the model scored."""
-    scores, subwords, chunk = NeuralScores(), 0, []
-
-    def flush():
-        nonlocal subwords
+    scores, subwords, lines = NeuralScores(), 0, read_lines(text_path)
+    while chunk := list(itertools.islice(lines, CHUNK_LINES)):
         encoded = [encode_line(tokenizer, line) for line in chunk]
         logprobs = score_windows(model_logprobs, [ids for ids, *_ in encoded], max_length, stride, batch_size)
         for (ids, owners, words, oov_words), token_logprobs in zip(encoded, logprobs):
             subwords += len(ids) - 1
             scores.add(*document_sums(token_logprobs, owners, words, oov_words))
-        chunk.clear()
-
-    for line in read_lines(text_path):
-        chunk.append(line)
-        if len(chunk) == CHUNK_LINES:
-            flush()
-    if chunk:
-        flush()
     return scores, subwords

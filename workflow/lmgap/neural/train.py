@@ -1,6 +1,7 @@
 """Training a GPT-2-architecture causal transformer from random initialisation on the training
 text, deterministically for a seed (on the CPU, with the same number of threads)."""
 
+import itertools
 import math
 import os
 import time
@@ -23,21 +24,13 @@ def encode_text(text_path, tokenizer_path):
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     end = tokenizer.token_to_id(END_OF_TEXT)
     dtype = np.uint16 if tokenizer.get_vocab_size() <= 2**16 else np.uint32
-    pieces, batch = [np.array([end], dtype=dtype)], []
+    pieces, text = [np.array([end], dtype=dtype)], read_lines(text_path)
     lines = words = 0
-
-    def flush():
+    while batch := list(itertools.islice(text, ENCODE_LINES)):
+        lines += len(batch)
+        words += sum(line.count(" ") + 1 for line in batch if line)
         for encoding in tokenizer.encode_batch(batch, add_special_tokens=False):
             pieces.append(np.array([*encoding.ids, end], dtype=dtype))
-        batch.clear()
-
-    for line in read_lines(text_path):
-        batch.append(line)
-        lines += 1
-        words += line.count(" ") + 1 if line else 0
-        if len(batch) == ENCODE_LINES:
-            flush()
-    flush()
     size = {"lines": lines, "words": words, "tokens": words + lines}
     return np.concatenate(pieces), tokenizer, size
 
