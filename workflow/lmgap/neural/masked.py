@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import LmgapError
 from ..gap.lines import format_line, read_gaps, write_out
-from .model import load_pretrained
+from .model import load_pretrained, right_padded
 
 
 def load_masked(folder):
@@ -86,14 +86,8 @@ class MaskedPredictor:
         window() returns)."""
         import torch
 
-        windows, mask = [ids for ids, _ in windows], [at for _, at in windows]
-        width = max(len(ids) for ids in windows)
-        pad = self.tokenizer.pad_token_id or 0
-        ids = torch.full((len(windows), width), pad, dtype=torch.long)
-        attention = torch.zeros((len(windows), width), dtype=torch.long)
-        for row, window in enumerate(windows):
-            ids[row, : len(window)] = torch.tensor(window)
-            attention[row, : len(window)] = 1
+        mask = [at for _, at in windows]
+        ids, attention = right_padded([ids for ids, _ in windows], self.tokenizer.pad_token_id or 0)
         device = self.model.device
         with torch.inference_mode():
             logits = self.model(input_ids=ids.to(device), attention_mask=attention.to(device)).logits

@@ -3,8 +3,6 @@
 import os
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import LmgapError
 
 # Nothing is ever downloaded: a model is a folder on this machine.
@@ -66,17 +64,25 @@ def load(folder):
     return model, tokenizer
 
 
+def right_padded(batch, pad=0):
+    """(ids, mask) tensors of a batch of id sequences, each right-padded with pad to the longest (a
+    causal model's positions never read later ones, so the padding changes nothing before it)."""
+    import torch
+
+    ids = torch.full((len(batch), max(len(sequence) for sequence in batch)), pad, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for row, sequence in enumerate(batch):
+        ids[row, : len(sequence)] = torch.as_tensor(sequence)
+        mask[row, : len(sequence)] = 1
+    return ids, mask
+
+
 def window_scorer(model):
-    """model_logprobs for window.score_windows: right-padded batches (a causal model's positions
-    never read later ones, so the padding changes nothing before it)."""
+    """model_logprobs for window.score_windows: right-padded batches."""
     import torch
 
     def model_logprobs(batch):
-        width = max(len(ids) for ids in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        for row, window in enumerate(batch):
-            ids[row, : len(window)] = window
-        inputs = torch.from_numpy(ids).to(model.device)
+        inputs = right_padded(batch)[0].to(model.device)
         with torch.inference_mode():
             logits = model(input_ids=inputs).logits.float()
             following = inputs[:, 1:].unsqueeze(-1)

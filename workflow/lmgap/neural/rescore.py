@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import LmgapError
 from ..gap.geval import parse_line, read_lines
 from ..gap.lines import format_line, read_gaps, write_out
+from .model import right_padded
 from .settings import BATCH_LOGITS_BYTES
 
 
@@ -70,19 +71,12 @@ class Rescorer:
         return scores
 
     def _batch(self, cache, first, batch):
-        """Scores of continuations read after a left context's cache (right-padded: a causal
-        model's real positions never read the padding after them)."""
+        """Scores of continuations read after a left context's cache, right-padded."""
         import torch
 
-        width = max(len(ids) for ids in batch)
-        ids = torch.zeros((len(batch), width), dtype=torch.long)
-        real = torch.zeros((len(batch), width), dtype=torch.bool)
-        for row, continuation in enumerate(batch):
-            ids[row, : len(continuation)] = torch.tensor(continuation)
-            real[row, : len(continuation)] = True
-        ids, real = ids.to(first.device), real.to(first.device)
+        ids, real = (tensor.to(first.device) for tensor in right_padded(batch))
         total = first[ids[:, 0]]
-        if width > 1:
+        if ids.shape[1] > 1:
             copied = copy.deepcopy(cache)
             copied.batch_repeat_interleave(len(batch))
             logits = self.model(input_ids=ids, past_key_values=copied, use_cache=True).logits.double()
