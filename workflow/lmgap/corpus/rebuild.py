@@ -61,14 +61,10 @@ class CorruptInput(Exception):
 def _blocks(path, compressed):
     """Raw blocks of a file. xz files are decompressed by an `xz` process, so that decompression
     runs on another core while this one rebuilds lines (the lzma module is the fallback)."""
-    if not compressed:
-        with open(path, "rb") as handle:
-            yield from iter(lambda: handle.read(BLOCK), b"")
-        return
-    xz = shutil.which("xz")
+    xz = shutil.which("xz") if compressed else None
     if xz is None:
         try:
-            with lzma.open(path, "rb") as handle:
+            with (lzma.open if compressed else open)(path, "rb") as handle:
                 yield from iter(lambda: handle.read(BLOCK), b"")
         except (lzma.LZMAError, EOFError) as err:
             raise CorruptInput(str(err)) from None
