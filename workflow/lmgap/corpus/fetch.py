@@ -160,11 +160,9 @@ ASKED_BY = {
 def required_files(train_split, eval_splits, test_a):
     """{file: the config key that asks for it} of every file the config needs."""
     wanted = {}
-    for name in split_files(train_split):
-        wanted.setdefault(name, "train_split")
-    for split in eval_splits:
+    for split, key in [(train_split, "train_split"), *((split, "eval_splits") for split in eval_splits)]:
         for name in split_files(split):
-            wanted.setdefault(name, "eval_splits")
+            wanted.setdefault(name, key)
     if test_a:
         wanted.setdefault("test-A/in.tsv.xz", "corpus.test_a")
     return dict(sorted(wanted.items()))
