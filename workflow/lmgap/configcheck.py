@@ -30,17 +30,13 @@ def check_yaml_syntax(path):
         raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
 
 
-def _types(schema):
-    kinds = schema.get("type", [])
-    return [kinds] if isinstance(kinds, str) else kinds
-
-
 def _scalar(value, schema):
     """A string from Snakemake's --config (which reads `orders=[3,4]` as ['3', '4']) as the type
     the schema wants, when it reads as one."""
     if not isinstance(value, str):
         return value
-    kinds = _types(schema)
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else kinds
     if "integer" in kinds and INTEGER.fullmatch(value):
         return int(value)
     if "number" in kinds:
