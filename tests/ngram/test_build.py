@@ -116,4 +116,4 @@ def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model
 
 def test_missing_user_tool_names_the_key(tmp_path):
     with pytest.raises(LmgapError, match="fix kenlm.bin_dir"):
-        kenlm_build.check_user_tools(tmp_path, [3])
+        kenlm_build.record_user_tools(tmp_path, [3], tmp_path / "tools.json")

@@ -96,8 +96,9 @@ def build_kenlm(version, sha256, max_order, bin_dir, threads, log):
                 shutil.copy2(work / "build" / "bin" / tool, tmp)
 
 
-def check_tools(bin_dir):
-    """Paths of the tools in a user-given folder; a clear error when one is missing."""
+def record_user_tools(bin_dir, orders, record_path):
+    """Check that the user's tools are there and support every configured order; record their sha256
+    and the maximum order they were compiled with."""
     paths = {tool: Path(bin_dir) / tool for tool in TOOLS}
     for tool, path in paths.items():
         if not os.access(path, os.X_OK):
@@ -105,7 +106,15 @@ def check_tools(bin_dir):
                 f"kenlm.bin_dir is {bin_dir} but {path} is not an executable; "
                 "fix kenlm.bin_dir or remove it to let the pipeline build KenLM"
             )
-    return paths
+    limit = compiled_max_order(paths["query"])
+    too_high = [order for order in orders if order > limit]
+    if too_high:
+        raise LmgapError(
+            f"the KenLM in kenlm.bin_dir ({bin_dir}) was compiled with maximum order {limit}, "
+            f"but orders asks for {too_high}; remove kenlm.bin_dir to let the pipeline build "
+            "KenLM with a large enough KENLM_MAX_ORDER, or lower the orders"
+        )
+    write_json({"sha256": {tool: file_sha256(path) for tool, path in paths.items()}, "max_order": limit}, record_path)
 
 
 def compiled_max_order(query):
@@ -115,27 +124,6 @@ def compiled_max_order(query):
         if line.startswith("KenLM was compiled with maximum order"):
             return int(line.rstrip(".").rsplit(" ", 1)[1])
     raise LmgapError(f"{query} did not say its maximum order; is it KenLM's query?")
-
-
-def check_user_tools(bin_dir, orders):
-    """The user's tools exist and support every configured order; their {name: path} and the
-    maximum order they were compiled with."""
-    paths = check_tools(bin_dir)
-    limit = compiled_max_order(paths["query"])
-    too_high = [order for order in orders if order > limit]
-    if too_high:
-        raise LmgapError(
-            f"the KenLM in kenlm.bin_dir ({bin_dir}) was compiled with maximum order {limit}, "
-            f"but orders asks for {too_high}; remove kenlm.bin_dir to let the pipeline build "
-            "KenLM with a large enough KENLM_MAX_ORDER, or lower the orders"
-        )
-    return paths, limit
-
-
-def record_user_tools(bin_dir, orders, record_path):
-    """Check the user's tools; record that they passed, with their sha256 and maximum order."""
-    paths, limit = check_user_tools(bin_dir, orders)
-    write_json({"sha256": {tool: file_sha256(path) for tool, path in paths.items()}, "max_order": limit}, record_path)
 
 
 def build_python_module(version, sha256, max_order, target, log):
