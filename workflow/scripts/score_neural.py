@@ -12,14 +12,7 @@ def main(log):
     torch.set_num_threads(snakemake.threads)
     window = snakemake.params.window
     model, tokenizer = load(snakemake.params.folder)
-    scores, subwords = score_text(
-        snakemake.input.text,
-        tokenizer,
-        window_scorer(model),
-        window["max_length"],
-        window["stride"],
-        window["batch_size"],
-    )
+    scores, subwords = score_text(snakemake.input.text, tokenizer, window_scorer(model), **window)
     names = {"model": snakemake.wildcards.neural, "split": snakemake.wildcards.split}
     record = {**names, "family": "neural", **window, "subword_tokens": subwords, "sums": scores.sums()}
     write_split_record(record, scores.documents, snakemake.output)
