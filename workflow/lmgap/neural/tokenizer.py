@@ -7,20 +7,14 @@ from ..atomic import atomic_path
 # GPT-2's one special token: it ends every line (KenLM's </s>) and starts every document.
 END_OF_TEXT = "<|endoftext|>"
 
-
 # What separates words for KenLM's query in the rebuilt text (see lmgap.corpus.rebuild); str.split() would
 # also split at no-break and other Unicode spaces, which KenLM reads as part of a word.
 SEPARATORS = re.compile(r"[ \t\n]+")
 
 
-def words_of(line):
-    """A line's words as KenLM counts them."""
-    return [word for word in SEPARATORS.split(line) if word]
-
-
 def normalised(line):
-    """The text a neural model reads for a line: its words joined by single spaces."""
-    return " ".join(words_of(line))
+    """The text a neural model reads for a line: its words, as KenLM counts them, single-spaced."""
+    return " ".join(word for word in SEPARATORS.split(line) if word)
 
 
 def read_lines(path):
