@@ -88,10 +88,9 @@ def validate_config(config, schema_path):
         if not isinstance(err.__context__, jsonschema.ValidationError):
             raise
         raise LmgapError(refusal(err.__context__, schema)) from None
-    for keys in PATH_KEYS:
-        section, key = keys
+    for section, key in PATH_KEYS:
         value = config[section][key]
-        if value and not (keys == ("corpus", "source") and is_url(value)):
+        if value and not (key == "source" and is_url(value)):
             config[section][key] = os.path.expanduser(value)
     for setting in prune_settings(config["lmplz"]["prune"]):
         check_prune(setting, config["orders"])
