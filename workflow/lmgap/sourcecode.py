@@ -11,9 +11,8 @@ from pathlib import Path
 # workflow/: the rules, the scripts and the package. Digests name files relative to it, so that
 # where a checkout lies changes none of them.
 WORKFLOW = Path(__file__).resolve().parent.parent
-# What may be an import statement, parenthesised names and all: only these are parsed, as every
-# snakemake start finds the code of each rule's script (the syntax trees of the package's whole
-# files were a tenth of a second of each start).
+# What may be an import statement, parenthesised names and all: only these are parsed, as whole
+# files' syntax trees took a tenth of a second of every snakemake start.
 IMPORT_STATEMENT = re.compile(
     rb"^[ \t]*(?:import[ \t][^\n]*|from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*))", re.M
 )

@@ -27,9 +27,8 @@ def main(log):
         },
         log,
     )
-    # ngrams[k - 1]: distinct k-grams the model holds; the training text's size as the tables
-    # count tokens, its words as lmplz read them and one `</s>` per line; the orders lmplz could
-    # not estimate discounts for, which --discount_fallback filled in (the tables name them).
+    # ngrams[k - 1]: distinct k-grams; the text's tokens as the tables count them (lmplz's words and a
+    # `</s>` per line); the orders whose discounts --discount_fallback filled in (the tables name them).
     lines = count_lines(snakemake.input.text)
     write_json(
         {

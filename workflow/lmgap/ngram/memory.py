@@ -26,11 +26,10 @@ DISTINCT_SHARE = {2: 0.55, 3: 0.85, 4: 0.97}
 # Word types, at most (Heaps' law keeps them far below: 65k at 1M generated words, 290k at 10M).
 TYPES_BASE, TYPES_PER_TOKEN = 50_000, 1 / 20
 
-# What each tool holds beyond the above, as the job measures it (wait4's peak of a tool counts
-# the job's own Python, about 35 MB, which the fork carries over): build_binary's buffers and
-# vocabulary strings (38 MB in all for a model of a few hundred kB; 7 MB over the model for
-# 281k types, run from a shell), lmplz's vocabulary table and strings beside -S (6 MB for a
-# 5-gram of 124M words with -S 1G).
+# What each tool holds beyond the above, as wait4 measures it (with the job's own Python, about 35 MB,
+# which the fork carries over): build_binary's buffers and vocabulary strings (38 MB for a model of a
+# few hundred kB; 7 MB over the model for 281k types, run from a shell), lmplz's vocabulary table and
+# strings beside -S (6 MB for a 5-gram of 124M words with -S 1G).
 BINARY_BASE_MB, BINARY_BYTES_PER_TYPE = 64, 16
 LMPLZ_BASE_MB, LMPLZ_BYTES_PER_TYPE = 64, 48
 

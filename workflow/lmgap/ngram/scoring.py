@@ -25,7 +25,7 @@ class SplitScores:
         self.oovs = 0
         self.log10_prob = 0.0
         self.log10_prob_oov = 0.0
-        # In-vocabulary tokens by the length of the longest n-gram the model matched.
+        # matched_length[k]: in-vocabulary tokens whose longest matched n-gram has length k.
         self.matched_length = np.zeros(order + 1, dtype=np.int64)
         self.documents = []
 
@@ -78,7 +78,6 @@ class SplitScores:
             "oovs": self.oovs,
             "log10_prob": self.log10_prob,
             "log10_prob_oov": self.log10_prob_oov,
-            # matched_length[k]: in-vocabulary tokens whose longest matched n-gram has length k.
             "matched_length": [int(n) for n in self.matched_length],
         }
 
