@@ -3,12 +3,10 @@ and the train jobs' usage records."""
 
 import csv
 import math
-from pathlib import Path
 
 from ..files import model_file, read_json, read_table_record
-from ..neural.files import weights_bytes
 from .perplexity import TABLE as PERPLEXITY
-from .perplexity import flag_label, prune_label
+from .perplexity import model_columns
 from .table import Column, Table
 
 
@@ -112,37 +110,31 @@ def models_scored(metric_paths):
 
 
 def cost_rows(scored, files, settings):
-    """One row per model of the metrics records (scored: see models_scored), from the files of the
-    jobs that made it: files and settings as lmgap.report.perplexity.load_metrics takes them (files
-    with the patterns of the train, query, train_neural and score_neural benchmarks and of the
-    usage records)."""
+    """One row per model of the metrics records (scored: see models_scored); files and settings as load_metrics
+    takes them, files with the patterns of the benchmarks and usage records too."""
     rows = []
     for name, records in scored.items():
         splits = [record["split"] for record in records]
-        scored = sum(record["sums"]["tokens"] for record in records)
-        if records[0].get("family") == "neural":
-            rows.append(neural_row(name, splits, scored, files, settings["neural"][name]))
+        tokens = sum(record["sums"]["tokens"] for record in records)
+        own = model_columns(records[0], files, settings)
+        if own["family"] == "neural":
+            rows.append(own | neural_costs(name, splits, tokens, files, settings["neural"][name]))
             continue
-        options = records[0]
         job = read_benchmark(model_file(files["train"], name))
         usage = read_json(model_file(files["usage"], name))
         queries = [read_benchmark(model_file(files["query"], name, split)) for split in splits]
-        training = read_json(model_file(files["counts"], name))["training_text"]
         query_seconds = sum(q["s"] for q in queries)
         rows.append(
             {
-                "family": "ngram",
-                "order": options["order"],
-                "train_fraction": options["train_fraction"],
-                "train_tokens": training["tokens"],
+                **own,
                 "lmplz_seconds": usage["lmplz"]["seconds"],
                 "lmplz_cpu_seconds": usage["lmplz"]["cpu_seconds"],
                 "build_binary_seconds": usage["build_binary"]["seconds"],
                 "build_binary_cpu_seconds": usage["build_binary"]["cpu_seconds"],
                 "train_job_seconds": job["s"],
                 "query_seconds": query_seconds,
-                "train_tokens_per_second": training["tokens"] / job["s"] if job["s"] else None,
-                "eval_tokens_per_second": scored / query_seconds if query_seconds else None,
+                "train_tokens_per_second": own["train_tokens"] / job["s"] if job["s"] else None,
+                "eval_tokens_per_second": tokens / query_seconds if query_seconds else None,
                 # The job's whole process tree, lmplz and build_binary at once.
                 "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
                 # What the train job reserved (usage records from before it was kept have none),
@@ -150,34 +142,24 @@ def cost_rows(scored, files, settings):
                 "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
                 "lmplz_peak_rss_mb": usage["lmplz"]["peak_rss_mb"],
                 "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
-                "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
-                "prune": prune_label(options["prune"]),
-                "interpolate_unigrams": flag_label(options.get("interpolate_unigrams", True)),
-                "discount_fallback": flag_label(settings["discount_fallback"]),
-                "model": name,
             }
         )
     return TABLE.frame(sorted(rows, key=_model_order))
 
 
-def neural_row(name, splits, scored, files, settings):
-    """A neural model's row: its training job's (where the pipeline trained it) and scoring's."""
+def neural_costs(name, splits, tokens, files, settings):
+    """A neural model's timings: its training job's (where the pipeline trained it) and scoring's."""
     job = read_benchmark(model_file(files["train_neural"], name)) if settings["trained"] else None
     record = read_json(model_file(files["record"], name)) if settings["trained"] else None
     scores = [read_benchmark(model_file(files["score_neural"], name, split)) for split in splits]
     score_seconds = sum(q["s"] for q in scores)
     return {
-        "family": "neural",
-        "train_fraction": settings["train_fraction"],
-        "train_tokens": record["training_text"]["tokens"] if record else None,
         "train_job_seconds": job["s"] if job else None,
         "query_seconds": score_seconds,
         # Subword tokens through the optimizer per second of training.
         "train_tokens_per_second": record["train_tokens_per_second"] if record else None,
-        "eval_tokens_per_second": scored / score_seconds if score_seconds else None,
+        "eval_tokens_per_second": tokens / score_seconds if score_seconds else None,
         "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
-        "binary_bytes": weights_bytes(settings["folder"]),
-        "model": name,
     }
 
 

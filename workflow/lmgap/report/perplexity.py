@@ -198,64 +198,56 @@ def prune_label(values):
     return " ".join(str(v) for v in values) or "none"
 
 
-def flag_label(flag):
-    return "true" if flag else "false"
+def model_columns(record, files, settings):
+    """The model's family, training text, size and options, as perplexity.tsv and cost.tsv share them."""
+    name = record["model"]
+    if record.get("family") == "neural":
+        neural = settings["neural"][name]
+        training = read_json(model_file(files["record"], name))["training_text"] if neural["trained"] else None
+        return {
+            "family": "neural",
+            "train_fraction": neural["train_fraction"],
+            "train_tokens": training["tokens"] if training else None,
+            "binary_bytes": weights_bytes(neural["folder"]),
+            "parameters": parameter_count(neural["folder"]),
+            "model": name,
+        }
+    return {
+        "family": "ngram",
+        "order": record["order"],
+        "train_fraction": record["train_fraction"],
+        "train_tokens": read_json(model_file(files["counts"], name))["training_text"]["tokens"],
+        "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
+        "prune": prune_label(record["prune"]),
+        # Absent from the records of models with KenLM's default (lmgap.models.models_from_config).
+        "interpolate_unigrams": record.get("interpolate_unigrams", True),
+        "discount_fallback": settings["discount_fallback"],
+        "model": name,
+    }
 
 
-def ngram_columns(record, files, discount_fallback, vocabulary):
-    """The columns only an n-gram model fills: its size in n-grams and on disk, the words it does
-    not know of the run's vocabulary, its options."""
-    counts = read_json(model_file(files["counts"], record["model"]))
-    ngrams = counts["ngrams"]
+def ngram_columns(name, files, vocabulary):
+    """An n-gram model's n-grams, and the words of the run's vocabulary it does not know."""
+    ngrams = read_json(model_file(files["counts"], name))["ngrams"]
     unknown = unknown_words(vocabulary, ngrams[0])
     return {
         "vocabulary": vocabulary - unknown,
         "unknown_words": unknown,
-        "family": "ngram",
-        "order": record["order"],
-        "train_fraction": record["train_fraction"],
-        "train_tokens": counts["training_text"]["tokens"],
         **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
         "ngrams_total": sum(ngrams),
-        "binary_bytes": Path(model_file(files["binary"], record["model"])).stat().st_size,
-        "prune": prune_label(record["prune"]),
-        # Absent from the records of models with KenLM's default (lmgap.models.models_from_config).
-        "interpolate_unigrams": record.get("interpolate_unigrams", True),
-        "discount_fallback": discount_fallback,
-    }
-
-
-def neural_columns(name, files, settings):
-    """A neural model's: its training text (when the pipeline trained it), weights and parameters."""
-    training = read_json(model_file(files["record"], name))["training_text"] if settings["trained"] else None
-    return {
-        "family": "neural",
-        "train_fraction": settings["train_fraction"],
-        "train_tokens": training["tokens"] if training else None,
-        "binary_bytes": weights_bytes(settings["folder"]),
-        "parameters": parameter_count(settings["folder"]),
     }
 
 
 def load_metrics(metric_paths, vocabulary, files, settings):
-    """One row per (model, split) of the metrics records: every figure, the model's size and
-    training text, and the raw sums, rows sorted. vocabulary: the run's V in words.
-
-    files: the path patterns of the rules that write each model's other files (see
-    lmgap.files.model_file), filled in with the model a record names: counts and binary of an
-    n-gram model, record (training.json) of a neural model the pipeline trained. settings:
-    discount_fallback (whether lmplz was given the flag), and neural: {name: {"folder": its saved
-    model, "trained": whether the pipeline trained it, "train_fraction": its share of the
-    training split or None}}.
-    """
+    """A sorted row per (model, split) of the metrics records; vocabulary: the run's V in words; files: the
+    patterns of counts, binary, record (training.json); settings: discount_fallback, neural (see neural_settings)."""
     rows = []
     max_order = 1
     for path in metric_paths:
         record = read_json(path)
-        if record.get("family") == "neural":
-            own = neural_columns(record["model"], files, settings["neural"][record["model"]])
-        else:
-            own = ngram_columns(record, files, settings["discount_fallback"], vocabulary)
+        own = model_columns(record, files, settings)
+        if own["family"] == "ngram":
+            own |= ngram_columns(record["model"], files, vocabulary)
             max_order = max(max_order, record["order"])
         rows.append(
             {
@@ -267,7 +259,6 @@ def load_metrics(metric_paths, vocabulary, files, settings):
                 ),
                 "log10_prob": record["sums"]["log10_prob"],
                 "log10_prob_oov": record["sums"]["log10_prob_oov"],
-                "model": record["model"],
             }
         )
     # The columns of every order k stand for hit_ratio_k and ngrams_k.
