@@ -1,12 +1,5 @@
-"""Which differences are real: for models that differ in one setting, the ratio of their
-perplexities on each scored split with a confidence interval from a paired bootstrap over the
-split's documents (its lines).
-
-Both models score the same documents, so each resample draws documents (with replacement) once
-and sums both models' log-probabilities over the same draw: what makes a document hard for one
-model makes it hard for the other, and only their difference varies. Every pair and split uses
-the same draws (the seed's), and the output is the same, byte for byte, on every run.
-"""
+"""Which differences are real: the perplexity ratio of models that differ in one setting, with an interval
+from a paired bootstrap over the split's documents (lines), the same bytes on every run (the seed's draws)."""
 
 import csv
 import functools
@@ -41,10 +34,8 @@ class Pair:
 
 
 def model_pairs(models):
-    """Pairs of models (name, options as MODELS holds them) that differ in one setting: each
-    order against the next lower one, each training fraction against the next smaller one, each
-    pruned model against the unpruned one, each model of SRILM's unigrams against KenLM's; the
-    other settings equal."""
+    """Pairs of models (as MODELS holds them) that differ in one setting, all else equal: an order against the next
+    lower, a training fraction the next smaller, pruned against unpruned, SRILM's unigrams against KenLM's."""
 
     def key(options):
         interpolated = options.get("interpolate_unigrams", True)
@@ -71,10 +62,8 @@ def model_pairs(models):
 
 
 def neural_pairs(models, neural):
-    """Each neural model against an n-gram of equal training text: the highest order, unpruned,
-    with KenLM's unigrams, trained on the same share of the training split (the whole split for a
-    model the pipeline did not train, or when no n-gram has that share). neural: {name: its
-    train_fraction or None}."""
+    """Each neural model ({name: train_fraction or None}) against the highest-order unpruned n-gram of KenLM's
+    unigrams trained on its share of the training split (the whole if it has none, or no n-gram has it)."""
     unpruned = [
         (options["order"], options["train_fraction"], name)
         for name, options in models.items()
@@ -88,6 +77,8 @@ def neural_pairs(models, neural):
     return pairs
 
 
+# Paired: a resample draws documents once and sums both models over that draw, so what makes a document hard
+# for one makes it hard for the other, and only their difference varies.
 def bootstrap_log10_ratios(difference, tokens, resamples, seed):
     """log10 of the perplexity ratio in each resample: sum of difference (log10 P of the baseline
     minus log10 P of the model, per document) over the drawn documents, divided by their tokens."""
@@ -245,11 +236,8 @@ TABLE = Table(
 
 
 def write_comparison(models, table, files, settings, outputs):
-    """comparison.tsv and .md for every pair of the config's models on every scored split.
-    models: ngram (the config's models), neural ({name: train_fraction or None}); table:
-    perplexity.tsv; files: the path patterns of the per-document scores, documents (an n-gram
-    model's) and neural_documents (see lmgap.files.model_file); settings: splits, resamples,
-    seed; outputs: tsv, md."""
+    """comparison.tsv and .md for every pair on every scored split. models: ngram, neural; table: perplexity.tsv;
+    files: the patterns of documents and neural_documents; settings: splits, resamples, seed; outputs: tsv, md."""
     splits, resamples, seed = settings["splits"], settings["resamples"], settings["seed"]
     patterns = {
         **dict.fromkeys(models["ngram"], files["documents"]),

@@ -131,7 +131,6 @@ def rescored_method(base):
 
 def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
     """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions.
-
     system: {"model", "family", "order", "context"}."""
     evaluated, stats = read_json(metrics_path), read_json(stats_path)
     log_loss, likelihood, perplexity = metric_names(DEFAULT_BITS)
@@ -207,9 +206,8 @@ def p0_method(system, coverage, base):
 
 
 def timing_file(system, split, patterns):
-    """The benchmark of a system's scoring job on a split (patterns by family, a neural model's by
-    kind; the n-grams' job scores both contexts at once), or None where no job of its own is timed
-    (the blend, the baseline). system: as write_model_tables takes it."""
+    """The benchmark of a system's scoring job on a split (patterns by family or a neural model's kind), or None
+    where no job of its own is timed (the blend, the baseline); the n-grams' job scores both contexts."""
     pattern = patterns.get(system.get("kind") or system["family"])
     if pattern is None:
         return None
@@ -223,12 +221,8 @@ def timing(system, split, patterns):
 
 
 def write_model_tables(systems, files, settings, outputs):
-    """The table from the files of rules gap_evaluate, the predicting rules, their benchmarks,
-    gap_candidates and gap_blend, each found by the path pattern of the rule that writes it.
-    systems: {system: {"model", "family", "order", "context", and "kind" for a neural model}};
-    files: the patterns of metrics and stats ({system}, {split}), coverage and weights ({split};
-    weights where a blend is), timings ({family or kind: benchmark}); settings: splits, blend
-    (whether there is one), base (the rescoring n-gram), top_k; outputs: tsv, md."""
+    """gap.tsv and .md. systems: {name: {model, family, order, context, a neural model's kind}}; files: patterns
+    of metrics, stats, coverage, weights, timings ({family or kind: pattern}); settings: splits, blend, base, top_k."""
     splits = settings["splits"]
     tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
     rows = []

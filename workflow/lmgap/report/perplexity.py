@@ -312,9 +312,8 @@ def fallback_note(fallbacks):
 
 
 def markdown(rows, vocabulary, fallbacks=None):
-    """A table for people: one row per model, the headline figures per evaluated split. rows: the
-    table's frame (or one of perplexity.tsv); vocabulary: the run's V in words; fallbacks: the
-    models that took fallback discounts (see fallback_discounts)."""
+    """The Markdown table: a row per model, the headline figures per scored split. rows: the frame (or
+    perplexity.tsv read); vocabulary: the run's V in words; fallbacks: see fallback_discounts."""
     records = rows.to_dict("records")
     ngrams = [row for row in records if row["family"] == "ngram"]
     options = []

@@ -97,9 +97,8 @@ PER_WORD_LABEL = "perplexity, each OOV priced as one word"
 
 
 def learning_curve(frame, path):
-    """Perplexity against the tokens trained on, one line per order (and pruning), log x: each
-    OOV priced as one word, since a smaller sample knows fewer words and would price more of
-    them as the one class `<unk>`."""
+    """Perplexity against the tokens trained on, a line per order (and pruning), each OOV priced as one word:
+    a smaller sample knows fewer words and would price more of them as the one class `<unk>`."""
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in ngram_rows(frame).groupby("split", sort=True):
         options = ["order", "prune", "interpolate_unigrams", "discount_fallback"]

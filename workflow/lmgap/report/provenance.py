@@ -9,9 +9,8 @@ from ..files import head_commit, read_json, sha256, uncommitted_changes
 
 
 def write_provenance(out_path, manifest_path, tools, settings, versions):
-    """One JSON file beside the tables. settings: the experiment, KenLM's build and lmgap's code
-    (version and digest), as the rule passes them; versions: the checkout's git state (see
-    checkout) and Snakemake's version, read by the job."""
+    """One JSON file beside the tables. settings: the experiment, KenLM's build and lmgap's code (version, digest);
+    versions: the checkout's git state (see checkout) and Snakemake's version, read by the job."""
     corpus = read_json(manifest_path)
     kenlm = settings["kenlm"]
     record = {

@@ -1,6 +1,5 @@
-"""One way to write a table: its columns declared once, each with its name, its definition and how
-the Markdown table shows it, and one writer making from them the .tsv, the Markdown table with its
-note, the report's caption and the docs' table of definitions."""
+"""A table's columns declared once (name, definition, Markdown form), and from them its .tsv, its Markdown
+table and note, the report's caption and the docs' table of definitions."""
 
 import csv
 import io
@@ -18,21 +17,16 @@ MISSING = "—"
 
 @dataclass(frozen=True)
 class Column:
-    """name: as the .tsv heads it (`_k` stands for every order k: hit_ratio_3 is hit_ratio_k's);
-    definition: one sentence; headline: its Markdown column's header, ending in `:` when
-    right-aligned (None: the .tsv alone has it); form: the Markdown cell of its value, a format
-    string or a function, a dash where the value is missing; cell: the Markdown cell of the whole
-    row, instead; integer: written as an integer though a missing value makes it a float; noted:
-    whether the Markdown note defines it; per_split: a Markdown column for each scored split."""
+    """A column of a table, in the .tsv and (with a headline) in the Markdown table."""
 
-    name: str
-    definition: str
-    headline: str | None = None
-    form: str | Callable | None = None
-    cell: Callable | None = None
-    integer: bool = False
-    noted: bool = True
-    per_split: bool = False
+    name: str  # as the .tsv heads it; `_k` stands for every order k (hit_ratio_3 is hit_ratio_k's)
+    definition: str  # one sentence
+    headline: str | None = None  # the Markdown header, ending in `:` when right-aligned
+    form: str | Callable | None = None  # the value's Markdown cell: a format or a function; a dash if missing
+    cell: Callable | None = None  # the Markdown cell made from the whole row, instead
+    integer: bool = False  # written as an integer though a missing value makes it a float
+    noted: bool = True  # the Markdown note defines it
+    per_split: bool = False  # a Markdown column for each scored split
 
     def markdown_cell(self, row):
         """The Markdown cell of a row (a {column: value} dict)."""
@@ -64,13 +58,12 @@ def tsv_cell(value, integer=False):
 
 @dataclass(frozen=True)
 class Table:
-    """file: the .tsv's name; columns: in the .tsv's order; shown: the Markdown columns' names in
-    their order, when not the .tsv's; every_definition: the note defines every column by name."""
+    """A table's columns, in the .tsv's order, and how its Markdown table shows them."""
 
-    file: str
+    file: str  # the .tsv's name
     columns: tuple[Column, ...]
-    shown: tuple[str, ...] = ()
-    every_definition: bool = False
+    shown: tuple[str, ...] = ()  # the Markdown columns in their order, when not the headlined ones in the .tsv's
+    every_definition: bool = False  # the note defines every column by name
 
     @property
     def definitions(self):
@@ -115,9 +108,8 @@ class Table:
         return text.getvalue()
 
     def markdown(self, rows, title, opening=None, extra=()):
-        """The table for people, titled, with a note that defines what it shows: its opening
-        (`Definitions (every figure is in `{file}`):` unless given), a line per column, then the
-        extra lines."""
+        """The titled table for people, with a note: its opening (`Definitions (every figure is in
+        `{file}`):` unless given), a line defining each column, then the extra lines."""
         shown = self.shown_columns()
         header, cells = _layout(shown, rows.to_dict("records"))
         if self.every_definition:
@@ -137,10 +129,8 @@ class Table:
 
 
 def _layout(shown, records):
-    """The Markdown header and rows: a row per record; or, when some columns are per split, a row
-    per model in which the block of per-split columns is repeated for each split (its headlines
-    prefixed with the split's name when there are several), in the place of the block's first
-    column."""
+    """The Markdown header and rows: a row per record, or with per-split columns a row per model, the block
+    of them repeated for each split in its first one's place (headlines prefixed by the split when several)."""
     if not any(column.per_split for column in shown):
         return [c.headline for c in shown], [[c.markdown_cell(row) for c in shown] for row in records]
     splits = list(dict.fromkeys(row["split"] for row in records))
