@@ -114,25 +114,39 @@ CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
 FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "document": 3, "blend": 4}
 
 
-UNIGRAM_METHOD = "1 - share of held-out training gap words among the listed ones"
-MASKED_METHOD = (
-    "the probability the masked model leaves off its whole-word tokens (words of several "
-    "subword pieces among it) and off the unlisted ones"
-)
-BLEND_METHOD = "the members' p0, mixed with the blend's weights"
+def p0_method(system, coverage, base):
+    """How a system's rest mass was set; coverage: the split's candidate coverage table."""
+    return {
+        "document": None,
+        "ngram": describe(coverage),
+        "baseline": "1 - share of held-out training gap words among the listed ones",
+        "blend": "the members' p0, mixed with the blend's weights",
+        "causal": (
+            f"`{base}`'s p0 and the mass it gives the words it lists beyond those rescored (its "
+            "candidates' share set on held-out training gaps)"
+        ),
+        "masked": (
+            "the probability the masked model leaves off its whole-word tokens (words of several "
+            "subword pieces among it) and off the unlisted ones"
+        ),
+    }[system.get("kind") or system["family"]]
 
 
-def rescored_method(base):
-    return (
-        f"`{base}`'s p0 and the mass it gives the words it lists beyond those rescored (its "
-        "candidates' share set on held-out training gaps)"
-    )
+def timing_file(system, split, patterns):
+    """The benchmark of a system's scoring job on a split (patterns by family or a neural model's kind), or None
+    where no job of its own is timed (the blend, the baseline); the n-grams' job scores both contexts."""
+    pattern = patterns.get(system.get("kind") or system["family"])
+    if pattern is None:
+        return None
+    return model_file(pattern, system["model"], split, context=system["context"])
 
 
-def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
-    """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions.
-    system: {"model", "family", "order", "context"}."""
-    evaluated, stats = read_json(metrics_path), read_json(stats_path)
+def gap_row(name, system, split, files, method):
+    """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions, the
+    seconds of its scoring job. system: {"model", "family", "order", "context"}; files: as write_model_tables'."""
+    evaluated = read_json(files["metrics"].format(system=name, split=split))
+    stats = read_json(files["stats"].format(system=name, split=split))
+    timed = timing_file(system, split, files["timings"])
     log_loss, likelihood, perplexity = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
     return {
@@ -151,17 +165,13 @@ def gap_row(split, system, metrics_path, stats_path, p0_method, seconds):
         "listed_per_gap": stats["listed_per_gap"],
         "p0_mean": stats["p0_mean"],
         # A family that sets p0 by a fit of its own says how in its summary.
-        "p0_method": stats.get("p0_method", p0_method),
-        "seconds": seconds,
+        "p0_method": stats.get("p0_method", method),
+        "seconds": read_benchmark(timed)["s"] if timed else math.nan,
     }
 
 
-def gap_rows(rows):
-    """The table's rows, by split, family, order (n-grams only have one), context and model."""
-    return TABLE.frame(sorted(rows, key=_gap_order))
-
-
 def _gap_order(row):
+    """By split, family, order (n-grams only have one), context and model."""
     unordered = pd.isna(row["order"])
     return (
         row["split"],
@@ -173,70 +183,31 @@ def _gap_order(row):
     )
 
 
-def write_gap_tables(rows, top_k, outputs, blends=()):
-    rows = gap_rows(rows)
+def write_model_tables(systems, files, settings, outputs):
+    """gap.tsv and .md. systems: {name: {model, family, order, context, a neural model's kind}}; files: patterns
+    of metrics, stats, coverage, weights, timings ({family or kind: pattern}); settings: splits, blend, base, top_k."""
+    splits = settings["splits"]
+    tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
+    records = [
+        gap_row(name, system, split, files, p0_method(system, tables[split], settings["base"]))
+        for name, system in systems.items()
+        for split in splits
+    ]
+    rows = TABLE.frame(sorted(records, key=_gap_order))
     # Each way of setting p0 once, with the predictions that use it.
     methods = {}
     for row in rows.to_dict("records"):
         name = f"`{row['model']}`" if row["context"] != "left" else f"`{row['model']}` (left)"
         methods.setdefault(row["p0_method"], {})[name] = None
+    blends = [(split, read_json(files["weights"].format(split=split))) for split in splits if settings["blend"]]
     markdown = TABLE.markdown(
         rows,
         f"Word-gap prediction, scored as GEval scores the challenge ({2**DEFAULT_BITS:,} hash buckets)",
-        f"Definitions (each line of out.tsv lists at most {top_k} words, the blend every word its members "
-        "list; every figure is in `gap.tsv`):",
+        f"Definitions (each line of out.tsv lists at most {settings['top_k']} words, the blend every word its "
+        "members list; every figure is in `gap.tsv`):",
         extra=[
             *(f"- p0 of {', '.join(names)}: {method}." for method, names in methods.items()),
             *(f"- The blend on {split}: {describe_weights(record)}." for split, record in blends),
         ],
     )
     TABLE.write(rows, outputs, markdown)
-
-
-def p0_method(system, coverage, base):
-    """How a system's rest mass was set; coverage: the split's candidate coverage table."""
-    return {
-        "document": None,
-        "ngram": describe(coverage),
-        "baseline": UNIGRAM_METHOD,
-        "blend": BLEND_METHOD,
-        "causal": rescored_method(base),
-        "masked": MASKED_METHOD,
-    }[system.get("kind") or system["family"]]
-
-
-def timing_file(system, split, patterns):
-    """The benchmark of a system's scoring job on a split (patterns by family or a neural model's kind), or None
-    where no job of its own is timed (the blend, the baseline); the n-grams' job scores both contexts."""
-    pattern = patterns.get(system.get("kind") or system["family"])
-    if pattern is None:
-        return None
-    return model_file(pattern, system["model"], split, context=system["context"])
-
-
-def timing(system, split, patterns):
-    """The seconds of timing_file's job, or NaN where there is none."""
-    path = timing_file(system, split, patterns)
-    return read_benchmark(path)["s"] if path else math.nan
-
-
-def write_model_tables(systems, files, settings, outputs):
-    """gap.tsv and .md. systems: {name: {model, family, order, context, a neural model's kind}}; files: patterns
-    of metrics, stats, coverage, weights, timings ({family or kind: pattern}); settings: splits, blend, base, top_k."""
-    splits = settings["splits"]
-    tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
-    rows = []
-    for name, system in systems.items():
-        for split in splits:
-            rows.append(
-                gap_row(
-                    split,
-                    system,
-                    files["metrics"].format(system=name, split=split),
-                    files["stats"].format(system=name, split=split),
-                    p0_method(system, tables[split], settings["base"]),
-                    timing(system, split, files["timings"]),
-                )
-            )
-    blends = [(split, read_json(files["weights"].format(split=split))) for split in splits if settings["blend"]]
-    write_gap_tables(rows, settings["top_k"], outputs, blends)
