@@ -42,6 +42,24 @@ def _save(figure, path):
     return shown
 
 
+def _labelled(figure, axes, path, xlabel, ylabel, log=False):
+    """Name the axes, add a legend and a grid, and save (see _save); log: the x values span magnitudes."""
+    if log:
+        axes.set_xscale("log")
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.legend(fontsize="small")
+    axes.grid(alpha=0.3, which="both" if log else "major")
+    return _save(figure, path)
+
+
+def _empty(figure, axes, path, message):
+    """A figure that says why it has nothing to show, saved (see _save)."""
+    axes.text(0.5, 0.5, message, ha="center", va="center")
+    axes.set_axis_off()
+    return _save(figure, path)
+
+
 def _variants(frame):
     """Models that differ only in order form one line: group by the other options."""
     return frame.groupby(["prune", "interpolate_unigrams", "discount_fallback", "train_fraction"], sort=True)
@@ -85,12 +103,8 @@ def perplexity_by_order(frame, path):
             suffix = " ".join(filter(None, [split, _variant_label(prune, interpolated, fallback, fraction)]))
             axes.plot(group["order"], group["perplexity_including_oovs"], "o-", label=f"incl. OOVs, {suffix}")
             axes.plot(group["order"], group["perplexity_excluding_oovs"], "s--", label=f"excl. OOVs, {suffix}")
-    axes.set_xlabel("n-gram order")
-    axes.set_ylabel("perplexity")
     axes.set_xticks(sorted(int(order) for order in frame["order"].unique()))
-    axes.legend(fontsize="small")
-    axes.grid(alpha=0.3)
-    return _save(figure, path)
+    return _labelled(figure, axes, path, "n-gram order", "perplexity")
 
 
 PER_WORD_LABEL = "perplexity, each OOV priced as one word"
@@ -118,7 +132,7 @@ def learning_curve(frame, path):
             label=f"{model} (neural), {split}",
         )
     xlabel = "training tokens (train_fraction of the training split)"
-    return _perplexity_against_log(figure, axes, xlabel, path, PER_WORD_LABEL)
+    return _labelled(figure, axes, path, xlabel, PER_WORD_LABEL, log=True)
 
 
 def perplexity_by_size(frame, path):
@@ -143,17 +157,7 @@ def perplexity_by_size(frame, path):
             )
             for row in group.itertuples(index=False):
                 axes.annotate(row.model, (row.binary_bytes / 2**20, row.perplexity_oovs_as_words), fontsize=6)
-    return _perplexity_against_log(figure, axes, "model file size (MB)", path, PER_WORD_LABEL)
-
-
-def _perplexity_against_log(figure, axes, xlabel, path, ylabel="perplexity incl. OOVs"):
-    """Label a plot of perplexity against a quantity spanning magnitudes, and save it."""
-    axes.set_xscale("log")
-    axes.set_xlabel(xlabel)
-    axes.set_ylabel(ylabel)
-    axes.legend(fontsize="small")
-    axes.grid(alpha=0.3, which="both")
-    return _save(figure, path)
+    return _labelled(figure, axes, path, "model file size (MB)", PER_WORD_LABEL, log=True)
 
 
 def hit_ratios(frame, path):
@@ -164,13 +168,9 @@ def hit_ratios(frame, path):
         ks = list(range(1, int(row.order) + 1))
         ratios = [100 * getattr(row, f"hit_ratio_{k}") for k in ks]
         axes.plot(ks, ratios, "o-", label=f"{row.model} on {row.split}")
-    axes.set_xlabel("n-gram length k")
-    axes.set_ylabel("tokens with a k-gram or longer (%)")
     axes.set_xticks(range(1, top + 1))
     axes.set_ylim(0, 100)
-    axes.legend(fontsize="small")
-    axes.grid(alpha=0.3)
-    return _save(figure, path)
+    return _labelled(figure, axes, path, "n-gram length k", "tokens with a k-gram or longer (%)")
 
 
 def document_perplexity(documents, path):
@@ -192,32 +192,23 @@ def perplexity_by_decade(decades, path):
     figure, axes = plt.subplots(figsize=(7, 4))
     known = decades[decades["decade"] != "unknown"]
     if known.empty:
-        axes.text(0.5, 0.5, "no year column in the evaluated splits", ha="center", va="center")
-        axes.set_axis_off()
-    else:
-        for (model, split), group in known.groupby(["model", "split"], sort=True):
-            group = group.sort_values("decade")
-            axes.plot(
-                [int(d[:-1]) for d in group["decade"]],
-                group["perplexity_including_oovs"],
-                "o-",
-                label=f"{model} on {split}",
-            )
-        axes.set_xlabel("decade of publication")
-        axes.set_ylabel("perplexity incl. OOVs")
-        axes.legend(fontsize="small")
-        axes.grid(alpha=0.3)
-    return _save(figure, path)
+        return _empty(figure, axes, path, "no year column in the evaluated splits")
+    for (model, split), group in known.groupby(["model", "split"], sort=True):
+        group = group.sort_values("decade")
+        axes.plot(
+            [int(d[:-1]) for d in group["decade"]],
+            group["perplexity_including_oovs"],
+            "o-",
+            label=f"{model} on {split}",
+        )
+    return _labelled(figure, axes, path, "decade of publication", "perplexity incl. OOVs")
 
 
 def training_loss(losses, path):
     """losses: {model: its loss.tsv as a frame}; the loss of every step, and a running mean."""
     figure, axes = plt.subplots(figsize=(6, 4))
     if not losses:
-        axes.text(
-            0.5, 0.5, "no neural model trained by the pipeline (neural: in config.yaml)", ha="center", va="center"
-        )
-        axes.set_axis_off()
+        return _empty(figure, axes, path, "no neural model trained by the pipeline (neural: in config.yaml)")
     for model, loss in sorted(losses.items()):
         (line,) = axes.plot(loss["step"], loss["loss_nats"], alpha=0.3, linewidth=0.8)
         window = max(1, len(loss) // 50)
@@ -227,9 +218,4 @@ def training_loss(losses, path):
             color=line.get_color(),
             label=f"{model} (mean of {window} steps)",
         )
-    if losses:
-        axes.set_xlabel("optimizer step")
-        axes.set_ylabel("training loss (nats per subword token)")
-        axes.legend(fontsize="small")
-        axes.grid(alpha=0.3)
-    return _save(figure, path)
+    return _labelled(figure, axes, path, "optimizer step", "training loss (nats per subword token)")
