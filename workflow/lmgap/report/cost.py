@@ -174,8 +174,5 @@ def write_cost_tables(metric_paths, files, settings, outputs):
     rows = cost_rows(scored, files, settings)
     splits = dict.fromkeys(record["split"] for records in scored.values() for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
-    TABLE.write(
-        rows,
-        outputs,
-        TABLE.markdown(rows, title, "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"),
-    )
+    opening = "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"
+    TABLE.write(rows, outputs, TABLE.markdown(rows, title, opening))

@@ -3,8 +3,6 @@
 import math
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import LmgapError
 from ..record import kenlm_perplexities
 from .scores import read_scores
@@ -118,7 +116,7 @@ def decade_frame(documents):
                     "oovs": sums["oovs"],
                 }
             )
-    return pd.DataFrame(rows, columns=list(DECADES_TABLE.definitions))
+    return DECADES_TABLE.frame(rows)
 
 
 def excerpts(text_path, lines, width=EXCERPT):
@@ -141,21 +139,11 @@ def hardest_frame(documents, texts, count=HARDEST):
         top = top.head(count)
         text = excerpts(texts[split], top["line"].tolist())
         for rank, doc in enumerate(top.itertuples(index=False), start=1):
+            year = "" if math.isnan(doc.year) else repr(doc.year)
             rows.append(
-                {
-                    "model": model,
-                    "split": split,
-                    "rank": rank,
-                    "line": doc.line,
-                    "year": "" if math.isnan(doc.year) else repr(doc.year),
-                    "tokens": doc.tokens,
-                    "oovs": doc.oovs,
-                    "perplexity_including_oovs": doc.perplexity_including_oovs,
-                    "perplexity_excluding_oovs": doc.perplexity_excluding_oovs,
-                    "excerpt": text[doc.line],
-                }
+                doc._asdict() | {"model": model, "split": split, "rank": rank, "year": year, "excerpt": text[doc.line]}
             )
-    return pd.DataFrame(rows, columns=list(HARDEST_TABLE.definitions))
+    return HARDEST_TABLE.frame(rows)
 
 
 # Without a year column no decade has a row: the table says why instead.

@@ -292,12 +292,8 @@ def _model_order(row):
 def fallback_discounts(count_paths):
     """{model: the orders lmplz took --discount_fallback's discounts for} of the n-gram models
     ({model: its ngram_counts.json}) that needed any."""
-    found = {}
-    for model, path in count_paths.items():
-        orders = read_json(path).get("fallback_discounts")
-        if orders:
-            found[model] = orders
-    return found
+    found = {model: read_json(path).get("fallback_discounts") for model, path in count_paths.items()}
+    return {model: orders for model, orders in found.items() if orders}
 
 
 def fallback_note(fallbacks):
@@ -325,13 +321,11 @@ def markdown(rows, vocabulary, fallbacks=None):
         options.append(", `--discount_fallback`")
     extra = [
         "- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
-        f"`lmplz --skip_symbols`{''.join(options)}."
-    ]
-    extra.append(
+        f"`lmplz --skip_symbols`{''.join(options)}.",
         f"- PPL, OOVs as words: V = {vocabulary:,} words, every word type of the training split and the "
         "scored splits; an n-gram model prices an OOV at its `<unk>` probability over the words of V it "
-        "does not know (`unknown_words` in the TSV)."
-    )
+        "does not know (`unknown_words` in the TSV).",
+    ]
     if fallbacks:
         extra.append(f"- {fallback_note(fallbacks)}.")
     if any(row["family"] == "neural" for row in records):
