@@ -60,11 +60,6 @@ def _empty(figure, axes, path, message):
     return _save(figure, path)
 
 
-def _variants(frame):
-    """Models that differ only in order form one line: group by the other options."""
-    return frame.groupby(["prune", "interpolate_unigrams", "discount_fallback", "train_fraction"], sort=True)
-
-
 def _variant_label(prune, interpolated, fallback, fraction=1.0):
     parts = [] if prune == "none" else [f"prune {prune}"]
     if not interpolated:
@@ -98,7 +93,9 @@ def perplexity_by_order(frame, path):
         )
     frame = ngram_rows(frame)
     for split, by_split in frame.groupby("split", sort=True):
-        for (prune, interpolated, fallback, fraction), group in _variants(by_split):
+        # Models that differ only in order form one line.
+        options = ["prune", "interpolate_unigrams", "discount_fallback", "train_fraction"]
+        for (prune, interpolated, fallback, fraction), group in by_split.groupby(options, sort=True):
             group = group.sort_values("order")
             suffix = " ".join(filter(None, [split, _variant_label(prune, interpolated, fallback, fraction)]))
             axes.plot(group["order"], group["perplexity_including_oovs"], "o-", label=f"incl. OOVs, {suffix}")

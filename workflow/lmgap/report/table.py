@@ -117,8 +117,11 @@ class Table:
         else:
             lines = [f"- **{c.headline.rstrip(':')}** (`{c.name}`): {c.definition}." for c in shown if c.noted]
         opening = opening or f"Definitions (every figure is in `{self.file}`):"
-        note = "\n".join([opening, "", *lines, *extra])
-        return markdown_table(title, header, cells, note)
+        # Headers ending in `:` are right-aligned.
+        rule = ["---:" if name.endswith(":") else "---" for name in header]
+        table = ["| " + " | ".join(name.rstrip(":") for name in header) + " |", "|" + "|".join(rule) + "|"]
+        table += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in cells]
+        return "\n".join([title, "", *table, "", opening, "", *lines, *extra, ""])
 
     def write(self, rows, outputs, markdown):
         """rows' .tsv and markdown's text (the Markdown table) to outputs' tsv and md."""
@@ -154,12 +157,3 @@ def _layout(shown, records):
         cells += [column.markdown_cell(by_split[split]) for split in splits for column in block]
         rows.append(cells + [c.markdown_cell(one) for c in rest])
     return header, rows
-
-
-def markdown_table(title, header, rows, note):
-    """A titled Markdown table with a closing note; header names ending in `:` are right-aligned."""
-    names = [name.rstrip(":") for name in header]
-    rule = ["---:" if name.endswith(":") else "---" for name in header]
-    lines = [title, "", "| " + " | ".join(names) + " |", "|" + "|".join(rule) + "|"]
-    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join([*lines, "", note, ""])
