@@ -105,17 +105,8 @@ def decade_frame(documents):
                 "log10_prob": math.fsum(group["log10_prob"]),
                 "log10_prob_oov": math.fsum(group["log10_prob_oov"]),
             }
-            rows.append(
-                {
-                    "model": model,
-                    "split": split,
-                    "decade": decade,
-                    "documents": len(group),
-                    **kenlm_perplexities(sums),
-                    "tokens": sums["tokens"],
-                    "oovs": sums["oovs"],
-                }
-            )
+            named = {"model": model, "split": split, "decade": decade, "documents": len(group)}
+            rows.append(named | sums | kenlm_perplexities(sums))
     return DECADES_TABLE.frame(rows)
 
 
@@ -154,8 +145,7 @@ NO_YEARS = (
 
 
 def write_document_tables(documents, texts, outputs):
-    """decades.tsv and .md, hardest.tsv and .md; outputs: decades_tsv, decades_md, hardest_tsv,
-    hardest_md."""
+    """decades.tsv and .md, hardest.tsv and .md; outputs: decades_tsv, decades_md, hardest_tsv, hardest_md."""
     decades = decade_frame(documents)
     title = "Perplexity by decade of publication"
     markdown = DECADES_TABLE.markdown(decades, title) if len(decades) else NO_YEARS
