@@ -26,7 +26,7 @@ from .candidate_sets import CandidateSets
 from .coverage import measure
 from .heldout import read_heldout
 from .lines import decoded, read_gaps
-from .sources import CONTEXT_SOURCES, FLAG
+from .sources import CONTEXT_SOURCES, DOCUMENT_SOURCES, FLAG
 
 BOS, EOS = b"<s>", b"</s>"
 SHIFT = np.int64(32)
@@ -69,16 +69,15 @@ def context_words(left, right):
     return a[0], a[1], c[0], c[1]
 
 
-def _merge(keys, counts):
-    """Sum the counts of equal keys; keys come back sorted and unique. The parts come sorted or
-    nearly, and a stable sort (timsort) merges their runs where np.unique would sort afresh."""
-    keys, counts = np.concatenate(keys), np.concatenate(counts)
+def _reduce_equal(keys, values, combine):
+    """Combine (a ufunc) the values of equal keys; keys come back sorted and unique. They come sorted
+    or nearly, and a stable sort (timsort) merges their runs where np.unique would sort afresh."""
     order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], counts[order].astype(np.int64, copy=False)
+    keys, values = keys[order], values[order]
     if not len(keys):
-        return keys, counts
+        return keys, values
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    return keys[starts], np.add.reduceat(counts, starts)
+    return keys[starts], combine.reduceat(values, starts)
 
 
 class ContextIndex:
@@ -114,7 +113,8 @@ class ContextIndex:
         self.pair_index = {name: pd.Index(self.keys[name]) for name in ("after2", "before2", "between")}
         # Per source, parts of unique (slot << SHIFT | word) keys and their counts; _merge_pending
         # leaves one part, sorted.
-        self.pending = {name: ([], []) for name in CONTEXT_SOURCES}
+        empty = np.zeros(0, dtype=np.int64)
+        self.pending = {name: ([empty], [empty]) for name in CONTEXT_SOURCES}
         self.pending_size = 0
         self.unigram = np.zeros(2, dtype=np.int64)
 
@@ -142,14 +142,12 @@ class ContextIndex:
         before, before2, after, after2 = context[at - 1], context[at - 2], context[at + 1], context[at + 2]
         for name, key in {
             "after2": (before2 << SHIFT) | before,
+            "after1": before,
             "before2": (after << SHIFT) | after2,
+            "before1": after,
             "between": (before << SHIFT) | after,
         }.items():
-            slot = self.pair_index[name].get_indexer(key)
-            hit = slot >= 0
-            self._add_pairs(name, slot[hit], word[hit])
-        for name, key in (("after1", before), ("before1", after)):
-            slot = self.slot[name][key]
+            slot = self.slot[name][key] if name in self.slot else self.pair_index[name].get_indexer(key)
             hit = slot >= 0
             self._add_pairs(name, slot[hit], word[hit])
         counts = np.bincount(word, minlength=len(self.vocab))
@@ -167,9 +165,8 @@ class ContextIndex:
 
     def _merge_pending(self):
         for name, (pairs, counts) in self.pending.items():
-            if pairs:
-                merged = _merge(pairs, counts)
-                self.pending[name] = ([merged[0]], [merged[1]])
+            merged = _reduce_equal(np.concatenate(pairs), np.concatenate(counts), np.add)
+            self.pending[name] = ([merged[0]], [merged[1]])
         self.pending_size = 0
 
     def absorb(self, counted):
@@ -180,10 +177,9 @@ class ContextIndex:
         remap = np.arange(base + len(words), dtype=np.int64)
         remap[base:] = [self._id(word) for word in words]
         for name, (pairs, counts) in pending.items():
-            if pairs:
-                slots, word = pairs[0] >> SHIFT, pairs[0] & LOW
-                self.pending[name][0].append((slots << SHIFT) | remap[word])
-                self.pending[name][1].append(counts[0])
+            slots, word = pairs[0] >> SHIFT, pairs[0] & LOW
+            self.pending[name][0].append((slots << SHIFT) | remap[word])
+            self.pending[name][1].append(counts[0])
         total = np.zeros(len(self.vocab), dtype=np.int64)
         total[: len(self.unigram)] = self.unigram
         total[remap[: len(unigram)]] += unigram
@@ -195,9 +191,7 @@ class ContextIndex:
         ties broken by first appearance in the text; offsets index them by context."""
         self._merge_pending()
         tops = {}
-        for name, (pairs, counts) in self.pending.items():
-            pairs = pairs[0] if pairs else np.zeros(0, dtype=np.int64)
-            counts = counts[0] if counts else np.zeros(0, dtype=np.int64)
+        for name, ([pairs], [counts]) in self.pending.items():
             context, word = pairs >> SHIFT, pairs & LOW
             # The pairs come sorted by context and word: a stable sort keeps the words in order.
             order = np.lexsort((-counts, context))
@@ -233,22 +227,15 @@ class ContextIndex:
         valid[[0, 1]] = False
         offsets, ids, flags = [0], [], []
         for gap, document in zip(gaps, documents):
-            parts, bits = [common], [np.full(len(common), FLAG["frequent"])]
+            parts = {"frequent": common}
             for name in CONTEXT_SOURCES:
                 starts, found = tops[name]
                 key = self.gap_key[name][gap]
-                parts.append(found[starts[key] : starts[key + 1]])
-                bits.append(np.full(len(parts[-1]), FLAG[name]))
-            for name, found in zip(("document_left", "document_right"), document):
-                parts.append(found)
-                bits.append(np.full(len(found), FLAG[name]))
-            every, every_bit = np.concatenate(parts), np.concatenate(bits)
-            every, every_bit = every[valid[every]], every_bit[valid[every]]
-            order = np.argsort(every, kind="stable")
-            every, every_bit = every[order], every_bit[order]
-            if len(every):
-                starts = np.flatnonzero(np.concatenate(([True], every[1:] != every[:-1])))
-                every, every_bit = every[starts], np.bitwise_or.reduceat(every_bit, starts)
+                parts[name] = found[starts[key] : starts[key + 1]]
+            parts.update(zip(DOCUMENT_SOURCES, document))
+            every = np.concatenate(list(parts.values()))
+            every_bit = np.concatenate([np.full(len(found), FLAG[name]) for name, found in parts.items()])
+            every, every_bit = _reduce_equal(every[valid[every]], every_bit[valid[every]], np.bitwise_or)
             ids.append(every)
             flags.append(every_bit)
             offsets.append(offsets[-1] + len(every))
@@ -349,11 +336,8 @@ def line_spans(path, parts):
 
 def _newlines(handle, length):
     """The line ends in the next length bytes of a binary file."""
-    count = 0
-    while length > 0 and (block := handle.read(min(length, 1 << 20))):
-        count += block.count(b"\n")
-        length -= len(block)
-    return count
+    blocks = (handle.read(min(length - done, 1 << 20)) for done in range(0, length, 1 << 20))
+    return sum(block.count(b"\n") for block in blocks)
 
 
 def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers=1):
