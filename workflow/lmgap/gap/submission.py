@@ -67,12 +67,6 @@ def unigram_line(gap_words, heldout_words, top_k):
     return format_line([text for _, text, _ in listed], probabilities, top_k, mass)
 
 
-def write_unigram(gap_words, heldout_words, top_k, lines, out_path, stats_path):
-    """The baseline's out.tsv: the same line for each of the split's lines."""
-    line, listed, p0 = unigram_line(gap_words, heldout_words, top_k)
-    write_out(((line, listed, listed, p0) for _ in range(lines)), out_path, stats_path)
-
-
 def write_model_predictions(inputs, settings, outputs):
     """write_predictions from the files of rules gap_candidates and gap_logprobs (inputs:
     candidates, logprobs, coverage; settings: variant, top_k)."""
@@ -82,7 +76,9 @@ def write_model_predictions(inputs, settings, outputs):
 
 
 def write_unigram_predictions(gap_words_path, heldout_path, split_dir, top_k, out_path, stats_path):
-    """write_unigram for every line of a split (its in.tsv.xz sets the count; its words stay unread)."""
+    """The baseline's out.tsv: the same line for each line of a split (its in.tsv.xz sets the
+    count; its words stay unread)."""
     lines = sum(len(block) for block in read_contexts(split_dir))
     heldout_words = [word for _, word, _, _ in read_heldout(heldout_path)]
-    write_unigram(read_gap_words(gap_words_path), heldout_words, top_k, lines, out_path, stats_path)
+    line, listed, p0 = unigram_line(read_gap_words(gap_words_path), heldout_words, top_k)
+    write_out(((line, listed, listed, p0) for _ in range(lines)), out_path, stats_path)
