@@ -16,7 +16,4 @@ VARIANTS = {
 
 def variant_mask(variant):
     """The flag bits of the sources a variant uses."""
-    mask = np.uint8(0)
-    for name in VARIANTS[variant]["sources"]:
-        mask |= FLAG[name]
-    return mask
+    return np.bitwise_or.reduce([FLAG[name] for name in VARIANTS[variant]["sources"]])
