@@ -45,16 +45,16 @@ def describe(provenance, weights):
     """(description, tags) of the blend: its members and what made them."""
     experiment, lmgap = provenance["experiment"], provenance["lmgap"]
     members = list(weights["weights"])
-    ngrams = sorted({int(m.group(1)) for m in (re.fullmatch(r"both/o(\d+)\b.*", member) for member in members) if m})
-    families = []
-    if ngrams:
-        families.append(f"KenLM n-grams of orders {', '.join(map(str, ngrams))}")
+    ngrams = sorted({int(m[1]) for m in (re.match(r"both/o(\d+)\b", member) for member in members) if m})
     neural = sorted(experiment.get("neural") or {})
-    if neural:
-        families.append(f"neural models ({', '.join(neural)})")
-    if "both/document" in members:
-        families.append("the words of each gap's own page (a cache)")
-    families.append("the context-free gap-word unigram")
+    # Each family in the blend: whether it is, its words in the description, its tags.
+    present = [
+        (ngrams, f"KenLM n-grams of orders {', '.join(map(str, ngrams))}", ["kenlm", "n-grams"]),
+        (neural, f"neural models ({', '.join(neural)})", ["neural-network"]),
+        ("both/document" in members, "the words of each gap's own page (a cache)", ["document"]),
+    ]
+    families = [text for found, text, _ in present if found] + ["the context-free gap-word unigram"]
+    tags = ["lmgap", "blend", *(tag for found, _, family_tags in present if found for tag in family_tags)]
     commit = ""
     if lmgap.get("commit"):
         # What is sent to the leaderboard says what the record says of the checkout.
@@ -64,11 +64,6 @@ def describe(provenance, weights):
         f"Blend of {'; '.join(families)}; weights by EM on {experiment['eval_splits'][0]}'s gaps "
         f"(cross-fitted there, all of them for test-A) (lmgap {lmgap['version']}{commit})"
     )
-    tags = ["lmgap", "blend", *(["kenlm", "n-grams"] if ngrams else [])]
-    if neural:
-        tags.append("neural-network")
-    if "both/document" in members:
-        tags.append("document")
     return description, tags
 
 
