@@ -59,13 +59,11 @@ class GapSystems:
     def _documents(self, *contexts):
         return [System("document", "document", context) for context in contexts] if self.document else []
 
-    def predicting_neural(self):
+    def _neural(self):
         """The neural models that predict gaps: the masked ones, and the causal ones when an n-gram
         gives them candidates to rescore."""
-        return [name for name in sorted(self.neural) if self.neural[name] == "masked" or self.ngrams]
-
-    def _neural(self):
-        return [System("neural", name, "both", kind=self.neural[name]) for name in self.predicting_neural()]
+        wanted = [name for name in sorted(self.neural) if self.neural[name] == "masked" or self.ngrams]
+        return [System("neural", name, "both", kind=self.neural[name]) for name in wanted]
 
     def members(self):
         """Every system the blend mixes: each n-gram and neural model and the document family with
