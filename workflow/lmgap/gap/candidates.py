@@ -1,18 +1,5 @@
-"""Candidate gap words, counted in one streaming pass over the training text.
-
-A gap's candidates are the words the training text shows after its last two left words
-(`after2`) and its last left word (`after1`), before its first two right words (`before2`) and its
-first right word (`before1`), between its nearest left and right word (`between`), each source's
-most frequent `per_context` words, plus the `frequent` most frequent words overall, plus every
-word of the gap's own left and right contexts (`document_left`, `document_right`: a page repeats
-its names and topic words, which the training text may never show). Lines are
-padded with two `<s>` and two `</s>`, as KenLM sees them, so a gap at the start or end of a line
-has contexts too. Only the contexts some gap asks about are counted: memory follows their
-continuations, not the whole n-gram table.
-
-Each candidate carries a bit per source that proposed it; the left-context ablation keeps the
-candidates of the left sources (its document's left context among them) and the frequent words.
-"""
+"""Candidate gap words (sources.py), counted in one streaming pass over the training text. Only the
+contexts some gap asks about are counted: memory follows their continuations, not the n-gram table."""
 
 import itertools
 import multiprocessing
@@ -39,24 +26,15 @@ SPLIT_MB = 100
 
 
 def index_memory_mb(text_mb, workers=1):
-    """What a candidate pass by `workers` processes may hold at its peak for a training text of
-    text_mb, for the real dev-0's 10,519 gaps and 4,000 held-out ones.
-
-    Measured (BENCHMARKS.md, generated corpora, the resident memory of the pass's processes
-    summed, sampled every 20 ms): one process took 1,004, 1,053 and 1,885 MB for 57.5, 230.2 and
-    711.8 MB of text, two 1,172, 1,802 and 3,002 MB (the pages they share counted twice). The peak
-    grows more slowly than the text (vocabulary and contexts saturate); each further process is a
-    forked copy holding its span's vocabulary and counts, which the first then absorbs. This line
-    lies at least 20% above every measurement: 2,822 MB for the real corpus's 836 MB, 4,558 MB with
-    two processes.
-    """
+    """Peak MB of a candidate pass by `workers` processes over text_mb of text, with dev-0's and the
+    held-out gaps: at least 20% above every peak BENCHMARKS.md measured ("Memory of the candidate
+    pass"); each further process is a forked copy holding its span's vocabulary and counts."""
     return int(1150 + 2 * text_mb + (workers - 1) * (900 + text_mb))
 
 
 def workers_within(threads, mem_mb, text_mb):
-    """The processes of a candidate pass: the most, up to threads, that fit in mem_mb, for a text
-    of SPLIT_MB or more; one below, where the pass takes seconds, half of them in work that does
-    not split, and a second process would save a second or two for twice the memory."""
+    """The most processes, up to threads, whose pass fits in mem_mb; one below SPLIT_MB of text,
+    where a second would save a second or two for twice the memory."""
     if text_mb < SPLIT_MB:
         return 1
     return max([n for n in range(1, threads + 1) if index_memory_mb(text_mb, n) <= mem_mb], default=1)
@@ -134,6 +112,7 @@ class ContextIndex:
         """Count one block of whole lines of rebuilt text (bytes, each line ending in a newline)."""
         if not text:
             return
+        # Padded as KenLM sees a line, so that a gap at either end has contexts too.
         tokens = (b"<s> <s> " + text.replace(b"\n", b" </s> </s> <s> <s> ")).split()[:-2]
         ids = self._ids(tokens)
         at = np.flatnonzero(ids > 1)
@@ -170,9 +149,8 @@ class ContextIndex:
         self.pending_size = 0
 
     def absorb(self, counted):
-        """Add what a copy of this index counted in a later span of the text (_count_in_copy): its new
-        words take ids after this index's, in the order the copy met them, so the ids and counts
-        are those of one pass over both spans."""
+        """Add what a copy counted in a later span (_count_in_copy): its new words take ids after this
+        index's in the order the copy met them, so ids and counts are those of one pass over both."""
         base, words, pending, unigram = counted
         remap = np.arange(base + len(words), dtype=np.int64)
         remap[base:] = [self._id(word) for word in words]
@@ -213,10 +191,8 @@ class ContextIndex:
         return tuple(np.unique(self._ids(words)) for words in (left, right))
 
     def candidates(self, gaps, per_context, frequent, documents):
-        """(offsets, word ids, source flags) of the candidates of the given gap indices (into the
-        gaps the index was built for); documents: the document_words of each of those gaps. Words
-        that are not valid UTF-8 cannot be written to out.tsv (GEval reads UTF-8) and are left
-        out, as are the padding tokens."""
+        """(offsets, word ids, source flags) of the given gaps' candidates, given their document_words;
+        padding and words that are not UTF-8 (GEval reads UTF-8) are left out."""
         tops = self.top(per_context)
         common = self.frequent(frequent)
         words = list(self.vocab)
@@ -245,10 +221,8 @@ class ContextIndex:
 
 
 def count_text(index, text_path, skip_lines, workers=1):
-    """Feed a rebuilt text to the index, leaving out the given line numbers. With workers above 1
-    the text is cut into as many spans of whole lines: forked copies of the index count all but
-    the first, which this process counts meanwhile and then absorbs theirs in order (the same ids
-    and counts as one pass). Returns the number of lines."""
+    """Feed a rebuilt text but skip_lines to the index; forked copies count all spans but the first,
+    which this process counts meanwhile, then absorbs theirs in order. Returns the number of lines."""
     spans = line_spans(text_path, workers)
     if not spans:
         return 0
@@ -292,8 +266,7 @@ def _count_in_copy(index, text_path, span, skip_lines, send):
 
 
 def count_span(index, text_path, span, skip_lines, block_bytes=1 << 24):
-    """Feed one span of whole lines (start byte, end byte, number of its first line) to the index,
-    block by block."""
+    """Feed one span of whole lines (start byte, end byte, number of its first line) to the index."""
     start, end, first_number = span
     number = first_number - 1
     with open(text_path, "rb") as handle:
@@ -314,8 +287,8 @@ def count_span(index, text_path, span, skip_lines, block_bytes=1 << 24):
 
 
 def line_spans(path, parts):
-    """Up to `parts` spans of whole lines of equal size in bytes, cutting the file: (start byte,
-    end byte, number of the span's first line)."""
+    """Up to `parts` spans of whole lines, of about equal bytes, that cut the file: (start byte, end
+    byte, number of the span's first line)."""
     size = os.path.getsize(path)
     spans, start, number = [], 0, 1
     with open(path, "rb") as handle:
@@ -341,8 +314,7 @@ def _newlines(handle, length):
 
 
 def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers=1):
-    """CandidateSets of gaps (their left and right contexts, bytes) from a rebuilt training text,
-    without counting the lines in skip_lines, counted by `workers` processes. The contexts are
+    """CandidateSets of gaps ((left, right) bytes) from a rebuilt text but skip_lines. Contexts are
     split one gap at a time: a list of every gap's words would cost ten times their text."""
     index = ContextIndex([context_words(left.split(), right.split()) for left, right in gaps])
     documents = [index.document_words(left.split(), right.split()) for left, right in gaps]
@@ -352,10 +324,8 @@ def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers
 
 
 def write_candidates(inputs, settings, outputs, log):
-    """One pass over the training text: the split's candidate sets, and how often the held-out
-    training gaps' words are among theirs (coverage.py), which sets p0. inputs: text (the rebuilt
-    training text), split_dir, heldout; settings: per_context, frequent, workers (processes);
-    outputs: candidates, coverage."""
+    """The split's candidate sets, and how often held-out training gaps' words are among theirs
+    (coverage.py, which sets p0), from one pass over the rebuilt training text."""
     started = time.monotonic()
     per_context, frequent = settings["per_context"], settings["frequent"]
     gaps = read_gaps(inputs["split_dir"])

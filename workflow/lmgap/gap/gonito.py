@@ -1,6 +1,5 @@
-"""A submission ready to send: the blend's out.tsv of every predicted split and a gonito.yaml
-saying what made them, as gonito reads it (description, tags, params, links), and the copy of
-both into a clone of the challenge (`lmgap submit`)."""
+"""A submission: the blend's out.tsv of each predicted split and a gonito.yaml saying what made
+them, as gonito reads it; `lmgap submit` copies both into a clone of the challenge."""
 
 import re
 import shutil
@@ -19,9 +18,8 @@ YAML = "gonito.yaml"
 INPUTS = "inputs.json"
 # The splits the pipeline predicts (the schema's scored splits and test-A).
 PREDICTABLE = ("dev-0", "dev-1", "test-A")
-# Settings of the provenance record's experiment that say nothing of the submission: where the
-# corpus and a user's neural model were read from (paths of this machine) and the bootstrap
-# behind the comparison table.
+# Settings that say nothing of the submission: where the corpus and a user's neural model were
+# read from (paths of this machine) and the bootstrap behind the comparison table.
 NOT_PARAMS = re.compile(r"corpus\.source|comparison|neural\.[^.]+\.path")
 # The params key that lists the predicted splits: lmgap submit copies those and no other folder.
 SPLITS = "lmgap.splits"

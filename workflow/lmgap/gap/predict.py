@@ -1,13 +1,8 @@
-"""Score every candidate of every gap with a KenLM binary model, in parallel worker processes.
+"""Score every gap's candidates with a KenLM binary model, in processes forked after loading it (sharing its memory).
 
-A candidate w of a gap with left words L and right words R is scored by log10 P(L w R) up to what
-does not depend on w: the state after all of L (from <s>, as query reads the line), then w
-(`left`), then the first n-1 words of R, and `</s>` as well when R is shorter than that (`right`).
-Past them an n-gram model's probabilities no longer see w, so the scores differ from
-query's log10 P of the whole line `L w R` by the same amount for every candidate.
-
-The model is loaded once; worker processes are forked after loading, so they share its memory,
-and each writes its gaps' scores into one shared array.
+Candidate w between left words L and right words R scores w after all of L from <s> (`left`), then
+the first n-1 words of R and `</s>` when R is shorter (`right`): past them the model no longer sees
+w, so the sum differs from query's log10 P(L w R) by the same amount for every candidate.
 """
 
 import mmap

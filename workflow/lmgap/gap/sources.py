@@ -2,8 +2,11 @@
 
 import numpy as np
 
+# Words the training text shows after a gap's two left words and after its last one, before its two
+# right words and before its first one, and between its nearest left and right word.
 CONTEXT_SOURCES = ("after2", "after1", "before2", "before1", "between")
-# The words of the gap's own document: its left context and its right context.
+# The words of the gap's own page, left and right of it: a page repeats names and topic words the
+# training text may never show.
 DOCUMENT_SOURCES = ("document_left", "document_right")
 SOURCES = (*CONTEXT_SOURCES, "frequent", *DOCUMENT_SOURCES)
 FLAG = {name: np.uint8(1 << bit) for bit, name in enumerate(SOURCES)}

@@ -1,9 +1,5 @@
-"""Write predictions in the challenge's format: `word:p ... word:p :p0`, one line per gap.
-
-A gap's candidates share the mass the held-out gaps say its word has of being among them
-(coverage.py), in proportion to the model's probabilities of them; the top_k are listed and p0
-takes the rest: the mass of words outside the candidates and of the unlisted candidates.
-"""
+"""Predictions as `word:p ... word:p :p0` lines: a gap's candidates share the mass the held-out gaps
+give them (coverage.py) by the model's probabilities; the top_k are listed, p0 takes the rest."""
 
 import numpy as np
 
@@ -26,9 +22,8 @@ def normalised(log10_scores):
 
 
 def write_predictions(candidates, scores, settings, outputs):
-    """out.tsv of one model and context variant on one split, and a summary of it. scores: the
-    candidates' (left, right) log-probabilities; settings: coverage (the held-out table), variant,
-    top_k; outputs: out, stats."""
+    """out.tsv and stats of one model and context variant on a split. scores: the candidates' (left,
+    right) log10 probabilities; settings: coverage (the held-out table), variant, top_k."""
     left, right = scores
     table, variant, top_k = settings["coverage"], settings["variant"], settings["top_k"]
     words = [word.decode("utf-8") for word in candidates.words]
@@ -49,9 +44,8 @@ def write_predictions(candidates, scores, settings, outputs):
 
 
 def unigram_line(gap_words, heldout_words, top_k):
-    """The context-free baseline's line: the top_k training gap words, their share measured on
-    the held-out gaps, in proportion to their counts. Words GEval could not read as one token
-    (not UTF-8, or holding a space) are skipped."""
+    """The baseline's line: the top_k training gap words by count, their share measured on the
+    held-out gaps; words GEval cannot read as one token (not UTF-8, or with a space) are skipped."""
     listed = []
     for word, count in gap_words:
         if len(listed) == top_k:

@@ -1,6 +1,5 @@
-"""The gap task's systems: every scored prediction as a record of what makes it (its family, model
-and context) and the files that follow from them. The rules expand these records and never take a
-system's name apart."""
+"""The gap task's systems: each scored prediction as a record of what makes it and the files that
+follow from it. The rules expand these records and never take a system's name apart."""
 
 from dataclasses import dataclass
 
@@ -14,9 +13,8 @@ STATS = "results/gap/stats/{system}/{split}.json"
 
 @dataclass(frozen=True)
 class System:
-    """family: ngram, neural, document, blend or baseline; model: the model's name (document,
-    blend and unigram for the families of one system); context: both, left, or none (the
-    baseline's); order: an n-gram's; kind: a neural model's, causal or masked."""
+    """family: ngram, neural, document, blend or baseline; model: its name (document, blend, unigram
+    for one-system families); context: both, left or none; order: an n-gram's; kind: causal or masked."""
 
     family: str
     model: str
@@ -46,9 +44,8 @@ BLEND = System("blend", "blend", "both")
 
 
 class GapSystems:
-    """The systems a config asks for. ngrams: {name: options with order and prune} of the n-grams
-    trained on the whole training split (the candidates come from all of it); neural: {name: kind}
-    of the neural models; document: whether the document family is on."""
+    """The systems a config asks for. ngrams: {name: options} of the n-grams trained on the whole
+    training split (as the candidates are); neural: {name: kind}; document: whether the family is on."""
 
     def __init__(self, ngrams, neural, document):
         self.ngrams, self.neural, self.document = dict(ngrams), dict(neural), document
@@ -80,9 +77,8 @@ class GapSystems:
         return BLEND if len(self.members()) >= 2 else None
 
     def all(self):
-        """Every scored prediction, in gap.tsv's order of families: each n-gram and the document
-        family with both contexts and with the left alone, each neural model, the blend, and the
-        baseline."""
+        """Every scored prediction, in gap.tsv's order: each n-gram and the document family with both
+        contexts and the left alone, each neural model, the blend, and the baseline."""
         return [
             *(self._ngram(name, context) for name in sorted(self.ngrams) for context in ("both", "left")),
             *self._neural(),
@@ -99,9 +95,8 @@ class GapSystems:
         return systems[name]
 
     def rescoring_base(self):
-        """The n-gram whose both-context prediction gives the causal models their candidates: the
-        highest unpruned order (the highest order, when every model is pruned), with KenLM's
-        unigrams where both are trained; None without one."""
+        """The n-gram whose prediction gives the causal models their candidates: the highest unpruned
+        order (highest pruned if none), with KenLM's unigrams where both are trained; or None."""
         if not self.ngrams:
             return None
 
