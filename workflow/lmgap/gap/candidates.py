@@ -222,10 +222,10 @@ class ContextIndex:
 
 def count_text(index, text_path, skip_lines, workers=1):
     """Feed a rebuilt text but skip_lines to the index; forked copies count all spans but the first,
-    which this process counts meanwhile, then absorbs theirs in order. Returns the number of lines."""
+    which this process counts meanwhile, then absorbs theirs in order."""
     spans = line_spans(text_path, workers)
     if not spans:
-        return 0
+        return
     context = multiprocessing.get_context("fork")
     copies = []
     # Every copy is forked before this process counts: each starts from the index as it is now.
@@ -237,10 +237,10 @@ def count_text(index, text_path, skip_lines, workers=1):
         send.close()
         copies.append((process, receive, span))
     try:
-        number = count_span(index, text_path, spans[0], skip_lines)
+        count_span(index, text_path, spans[0], skip_lines)
         for process, receive, span in copies:
             try:
-                counted, lines = receive.recv()
+                counted = receive.recv()
             except EOFError:
                 process.join()
                 raise RuntimeError(
@@ -248,27 +248,24 @@ def count_text(index, text_path, skip_lines, workers=1):
                     f"exit code {process.exitcode} and no counts"
                 ) from None
             index.absorb(counted)
-            number += lines
     finally:
         for process, _, _ in copies:
             process.kill()
             process.join()
-    return number
 
 
 def _count_in_copy(index, text_path, span, skip_lines, send):
-    """In a forked copy of the index: count one span and send what absorb needs, and its lines."""
+    """In a forked copy of the index: count one span and send what absorb needs."""
     base = len(index.vocab)
-    lines = count_span(index, text_path, span, skip_lines)
+    count_span(index, text_path, span, skip_lines)
     index._merge_pending()
-    send.send(((base, list(index.vocab)[base:], index.pending, index.unigram), lines))
+    send.send((base, list(index.vocab)[base:], index.pending, index.unigram))
     send.close()
 
 
 def count_span(index, text_path, span, skip_lines, block_bytes=1 << 24):
     """Feed one span of whole lines (start byte, end byte, number of its first line) to the index."""
-    start, end, first_number = span
-    number = first_number - 1
+    start, end, number = span
     with open(text_path, "rb") as handle:
         handle.seek(start)
         left = end - start
@@ -278,12 +275,10 @@ def count_span(index, text_path, span, skip_lines, block_bytes=1 << 24):
                 if left <= 0:
                     lines = lines[:taken]
                     break
-            first = number + 1
-            number += len(lines)
-            if any(first <= n <= number for n in skip_lines):
+            first, number = number, number + len(lines)
+            if any(first <= n < number for n in skip_lines):
                 lines = [line for n, line in enumerate(lines, start=first) if n not in skip_lines]
             index.add_text(b"".join(lines))
-    return number - first_number + 1
 
 
 def line_spans(path, parts):
