@@ -89,9 +89,9 @@ def write_submission(outs, weights_path, provenance_path, out_folder):
         yaml.safe_dump({"description": description, "tags": tags, "params": params}, handle, sort_keys=False)
 
 
-def submission_files(folder):
-    """[(relative path)] of a submission folder: gonito.yaml and the out.tsv of every split it
-    names (a folder left by an earlier config is not the submission's)."""
+def submitted_splits(folder):
+    """The splits whose out.tsv a submission folder's gonito.yaml names (a folder left by an earlier
+    config is not the submission's)."""
     folder = Path(folder)
     if not (folder / YAML).is_file():
         raise LmgapError(
@@ -99,20 +99,17 @@ def submission_files(folder):
             "give --submission its results/submission; a run writes it (snakemake --cores 8)"
         )
     with open(folder / YAML) as handle:
-        splits = str(yaml.safe_load(handle)["params"][SPLITS]).split(",")
-    return [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
+        return str(yaml.safe_load(handle)["params"][SPLITS]).split(",")
 
 
 def copy_into(folder, clone):
     """Copy a submission into a clone of the challenge, after checking that every out.tsv has a
     line per line of the clone's in.tsv.xz of its split; returns the files copied."""
     folder, clone = Path(folder), Path(clone)
-    files = submission_files(folder)
-    predicted = {relative.parent.name for relative in files[1:]}
+    splits = submitted_splits(folder)
+    files = [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
     # gonito scores the challenge's dev-* and test-* splits (train/ is its training data).
-    scored = sorted(
-        path.parent.name for path in clone.glob("*/in.tsv.xz") if re.match(r"(dev|test)-", path.parent.name)
-    )
+    scored = sorted(p.parent.name for p in clone.glob("*/in.tsv.xz") if p.parent.name.startswith(("dev-", "test-")))
     for wanted in scored:
         if wanted not in PREDICTABLE:
             raise LmgapError(
@@ -120,29 +117,28 @@ def copy_into(folder, clone):
                 f"{', '.join(PREDICTABLE)}): give a clone of this challenge, or remove {wanted}/ if it is "
                 "not the challenge's"
             )
-        if wanted not in predicted:
+        if wanted not in splits:
             setting = "corpus.test_a: true" if wanted == "test-A" else f"{wanted} among eval_splits"
             raise LmgapError(
                 f"{clone} has {wanted}/in.tsv.xz but the submission has no {wanted}/out.tsv: gonito "
                 f"scores every split of the challenge; set {setting} in config.yaml and rerun the pipeline"
             )
-    for relative in files[1:]:
-        split = relative.parent
+    for split in splits:
         if not (clone / split / "in.tsv.xz").is_file():
             raise LmgapError(
                 f"{clone} has no {split}/in.tsv.xz: give the folder of a clone of the challenge "
                 f"(git clone git://gonito.net/challenging-america-word-gap-prediction)"
             )
-        with open(folder / relative, "rb") as handle:
+        with open(folder / split / "out.tsv", "rb") as handle:
             lines = count_newlines(handle)
         expected = sum(len(block) for block in read_contexts(clone / split))
         if lines != expected:
             raise LmgapError(
-                f"{folder / relative} has {lines:,} lines but {clone / split}/in.tsv.xz has {expected:,}: "
+                f"{folder / split / 'out.tsv'} has {lines:,} lines but {clone / split}/in.tsv.xz has {expected:,}: "
                 "the submission was made on another version of the corpus; point corpus.source at this "
                 "clone and rerun the pipeline"
             )
-    check_predicted_inputs(folder, clone, [relative.parent for relative in files[1:]])
+    check_predicted_inputs(folder, clone, splits)
     check_nothing_of_the_clone_s_own_is_lost(folder, clone, files)
     for relative in files:
         with atomic_path(clone / relative) as tmp:
