@@ -47,6 +47,18 @@ def context_words(left, right):
     return a[0], a[1], c[0], c[1]
 
 
+def source_keys(a2, a1, c1, c2):
+    """{source: the key of its context} from the ids of the two words left of a word and the two
+    right of it (arrays)."""
+    return {
+        "after2": (a2 << SHIFT) | a1,
+        "after1": a1,
+        "before2": (c1 << SHIFT) | c2,
+        "before1": c1,
+        "between": (a1 << SHIFT) | c1,
+    }
+
+
 def _reduce_equal(keys, values, combine):
     """Combine (a ufunc) the values of equal keys; keys come back sorted and unique. They come sorted
     or nearly, and a stable sort (timsort) merges their runs where np.unique would sort afresh."""
@@ -69,14 +81,7 @@ class ContextIndex:
 
         self.vocab = {BOS: 0, EOS: 1}
         ids = np.array([[self._id(w) for w in words] for words in contexts], dtype=np.int64).reshape(-1, 4)
-        a2, a1, c1, c2 = ids.T
-        gap_keys = {
-            "after2": (a2 << SHIFT) | a1,
-            "after1": a1,
-            "before2": (c1 << SHIFT) | c2,
-            "before1": c1,
-            "between": (a1 << SHIFT) | c1,
-        }
+        gap_keys = source_keys(*ids.T)
         self.keys = {name: np.unique(keys) for name, keys in gap_keys.items()}
         # For every gap and source, the index of its context among that source's keys.
         self.gap_key = {name: np.searchsorted(self.keys[name], keys) for name, keys in gap_keys.items()}
@@ -118,14 +123,7 @@ class ContextIndex:
         at = np.flatnonzero(ids > 1)
         word = ids[at]
         context = np.minimum(ids, self.context_vocab)
-        before, before2, after, after2 = context[at - 1], context[at - 2], context[at + 1], context[at + 2]
-        for name, key in {
-            "after2": (before2 << SHIFT) | before,
-            "after1": before,
-            "before2": (after << SHIFT) | after2,
-            "before1": after,
-            "between": (before << SHIFT) | after,
-        }.items():
+        for name, key in source_keys(context[at - 2], context[at - 1], context[at + 1], context[at + 2]).items():
             slot = self.slot[name][key] if name in self.slot else self.pair_index[name].get_indexer(key)
             hit = slot >= 0
             self._add_pairs(name, slot[hit], word[hit])
