@@ -102,10 +102,7 @@ class ContextIndex:
         self.unigram = np.zeros(2, dtype=np.int64)
 
     def _id(self, word):
-        found = self.vocab.get(word)
-        if found is None:
-            found = self.vocab[word] = len(self.vocab)
-        return found
+        return self.vocab.setdefault(word, len(self.vocab))
 
     def _ids(self, tokens):
         ids = np.fromiter(map(self.vocab.get, tokens, itertools.repeat(-1)), dtype=np.int64, count=len(tokens))
