@@ -269,7 +269,13 @@ def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, t
         SimpleNamespace(candidates=tmp_path / "c.npz", coverage=tmp_path / "coverage.json"),
         log,
     )
-    write_scores(root / "model.binary", root / "corpus/dev-0", tmp_path / "c.npz", 2, tmp_path / "s.npz", log)
+    write_scores(
+        SimpleNamespace(binary=root / "model.binary", candidates=tmp_path / "c.npz"),
+        root / "corpus/dev-0",
+        2,
+        SimpleNamespace(logprobs=tmp_path / "s.npz"),
+        log,
+    )
     write_model_predictions(
         SimpleNamespace(
             candidates=tmp_path / "c.npz", logprobs=tmp_path / "s.npz", coverage=tmp_path / "coverage.json"

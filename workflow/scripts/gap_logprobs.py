@@ -10,13 +10,5 @@ from lmgap.scriptio import run, split_dir
 sys.path[:0] = list(snakemake.input.kenlm_python)
 
 run(
-    snakemake,
-    lambda log: write_scores(
-        snakemake.input.binary,
-        split_dir(snakemake),
-        snakemake.input.candidates,
-        snakemake.threads,
-        snakemake.output.logprobs,
-        log,
-    ),
+    snakemake, lambda log: write_scores(snakemake.input, split_dir(snakemake), snakemake.threads, snakemake.output, log)
 )

@@ -100,14 +100,15 @@ def worker_count(threads):
     return max(1, min(int(threads), len(os.sched_getaffinity(0))))
 
 
-def write_scores(model_path, split_dir, candidates_path, threads, out_path, log):
-    """Score a split's candidate sets with one model and save the two score arrays."""
+def write_scores(inputs, split_dir, threads, outputs, log):
+    """Score a split's candidate sets (inputs: binary, candidates) with one model and save the two
+    score arrays (outputs: logprobs)."""
     started = time.monotonic()
-    candidates = CandidateSets.load(candidates_path)
+    candidates = CandidateSets.load(inputs.candidates)
     workers = worker_count(threads)
-    left, right = score_candidates(model_path, read_gaps(split_dir), candidates, workers)
-    save_scores(out_path, left, right)
+    left, right = score_candidates(inputs.binary, read_gaps(split_dir), candidates, workers)
+    save_scores(outputs.logprobs, left, right)
     log.write(
-        f"scored {len(left):,} candidates of {len(candidates):,} gaps with {model_path} in "
+        f"scored {len(left):,} candidates of {len(candidates):,} gaps with {inputs.binary} in "
         f"{workers} processes, {time.monotonic() - started:.1f} s\n"
     )
