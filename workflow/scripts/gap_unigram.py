@@ -6,11 +6,6 @@ from lmgap.scriptio import run, split_dir
 run(
     snakemake,
     lambda log: write_unigram_predictions(
-        snakemake.input.gap_words,
-        snakemake.input.heldout,
-        split_dir(snakemake),
-        snakemake.params.top_k,
-        snakemake.output.out,
-        snakemake.output.stats,
+        snakemake.input, split_dir(snakemake), snakemake.params.top_k, snakemake.output
     ),
 )

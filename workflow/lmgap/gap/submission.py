@@ -69,10 +69,10 @@ def write_model_predictions(inputs, settings, outputs):
     write_predictions(candidates, scores, {**settings, "coverage": table}, outputs)
 
 
-def write_unigram_predictions(gap_words_path, heldout_path, split_dir, top_k, out_path, stats_path):
-    """The baseline's out.tsv: the same line for each line of a split (its in.tsv.xz sets the
-    count; its words stay unread)."""
+def write_unigram_predictions(inputs, split_dir, top_k, outputs):
+    """The baseline's out.tsv and stats (inputs: gap_words, heldout): the same line for each line of
+    a split (its in.tsv.xz sets the count; its words stay unread)."""
     lines = sum(len(block) for block in read_contexts(split_dir))
-    heldout_words = [word for _, word, _, _ in read_heldout(heldout_path)]
-    line, listed, p0 = unigram_line(read_gap_words(gap_words_path), heldout_words, top_k)
-    write_out(((line, listed, listed, p0) for _ in range(lines)), out_path, stats_path)
+    heldout_words = [word for _, word, _, _ in read_heldout(inputs.heldout)]
+    line, listed, p0 = unigram_line(read_gap_words(inputs.gap_words), heldout_words, top_k)
+    write_out(((line, listed, listed, p0) for _ in range(lines)), outputs.out, outputs.stats)
