@@ -1,6 +1,8 @@
 """Predictions as `word:p ... word:p :p0` lines: a gap's candidates share the mass the held-out gaps
 give them (coverage.py) by the model's probabilities; the top_k are listed, p0 takes the rest."""
 
+import itertools
+
 import numpy as np
 
 from ..corpus.rebuild import read_contexts
@@ -46,13 +48,8 @@ def write_predictions(candidates, scores, settings, outputs):
 def unigram_line(gap_words, heldout_words, top_k):
     """The baseline's line: the top_k training gap words by count, their share measured on the
     held-out gaps; words GEval cannot read as one token (not UTF-8, or with a space) are skipped."""
-    listed = []
-    for word, count in gap_words:
-        if len(listed) == top_k:
-            break
-        text = decoded(word)
-        if text and " " not in text:
-            listed.append((word, text, count))
+    readable = ((word, text, count) for word, count in gap_words if (text := decoded(word)) and " " not in text)
+    listed = list(itertools.islice(readable, top_k))
     chosen = {word for word, _, _ in listed}
     hits = sum(word in chosen for word in heldout_words)
     mass = (hits + 1) / (len(heldout_words) + 2)
