@@ -185,8 +185,8 @@ class ContextIndex:
         """(left ids, right ids): the distinct words of a gap's contexts (lists of bytes)."""
         return tuple(np.unique(self._ids(words)) for words in (left, right))
 
-    def candidates(self, gaps, per_context, frequent, documents):
-        """(offsets, word ids, source flags) of the given gaps' candidates, given their document_words;
+    def candidates(self, per_context, frequent, documents):
+        """(offsets, word ids, source flags) of every gap's candidates, given their document_words;
         padding and words that are not UTF-8 (GEval reads UTF-8) are left out."""
         tops = self.top(per_context)
         common = self.frequent(frequent)
@@ -197,7 +197,7 @@ class ContextIndex:
         valid[proposed] = [decoded(words[w]) is not None for w in proposed.tolist()]
         valid[[0, 1]] = False
         offsets, ids, flags = [0], [], []
-        for gap, document in zip(gaps, documents):
+        for gap, document in enumerate(documents):
             parts = {"frequent": common}
             for name in CONTEXT_SOURCES:
                 starts, found = tops[name]
@@ -309,7 +309,7 @@ def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers
     index = ContextIndex([context_words(left.split(), right.split()) for left, right in gaps])
     documents = [index.document_words(left.split(), right.split()) for left, right in gaps]
     count_text(index, text_path, skip_lines, workers)
-    offsets, ids, flags = index.candidates(range(len(gaps)), per_context, frequent, documents)
+    offsets, ids, flags = index.candidates(per_context, frequent, documents)
     return CandidateSets(list(index.vocab), offsets, ids, flags)
 
 
