@@ -50,27 +50,21 @@ class GapSystems:
     def __init__(self, ngrams, neural, document):
         self.ngrams, self.neural, self.document = dict(ngrams), dict(neural), document
 
-    def _ngram(self, name, context):
-        return System("ngram", name, context, order=self.ngrams[name]["order"])
-
-    def _documents(self, *contexts):
-        return [System("document", "document", context) for context in contexts] if self.document else []
-
-    def _neural(self):
-        """The neural models that predict gaps: the masked ones, and the causal ones when an n-gram
-        gives them candidates to rescore."""
-        wanted = [name for name in sorted(self.neural) if self.neural[name] == "masked" or self.ngrams]
-        return [System("neural", name, "both", kind=self.neural[name]) for name in wanted]
+    def _predictions(self, contexts):
+        """Each n-gram and the document family with each of the contexts, and each neural model that
+        predicts gaps: the masked ones, and the causal ones when an n-gram gives them candidates."""
+        ngrams = [(name, context) for name in sorted(self.ngrams) for context in contexts]
+        neural = [name for name in sorted(self.neural) if self.neural[name] == "masked" or self.ngrams]
+        return [
+            *(System("ngram", name, context, order=self.ngrams[name]["order"]) for name, context in ngrams),
+            *(System("neural", name, "both", kind=self.neural[name]) for name in neural),
+            *(System("document", "document", context) for context in contexts if self.document),
+        ]
 
     def members(self):
         """Every system the blend mixes: each n-gram and neural model and the document family with
         both contexts, and the context-free baseline."""
-        return [
-            *(self._ngram(name, "both") for name in sorted(self.ngrams)),
-            *self._neural(),
-            *self._documents("both"),
-            BASELINE,
-        ]
+        return [*self._predictions(["both"]), BASELINE]
 
     def blend(self):
         """The blend, which needs two members at least (the baseline and one model), or None."""
@@ -79,13 +73,7 @@ class GapSystems:
     def all(self):
         """Every scored prediction, in gap.tsv's order: each n-gram and the document family with both
         contexts and the left alone, each neural model, the blend, and the baseline."""
-        return [
-            *(self._ngram(name, context) for name in sorted(self.ngrams) for context in ("both", "left")),
-            *self._neural(),
-            *self._documents("both", "left"),
-            *([BLEND] if self.blend() else []),
-            BASELINE,
-        ]
+        return [*self._predictions(["both", "left"]), *([BLEND] if self.blend() else []), BASELINE]
 
     def named(self, name):
         """The system of a {system} wildcard."""
