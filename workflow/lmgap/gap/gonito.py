@@ -68,6 +68,7 @@ def describe(provenance, weights):
 def write_submission(outs, weights_path, provenance_path, out_folder):
     """Copy each split's out.tsv (outs: {split: path}) to out_folder/{split}/out.tsv and write
     out_folder/gonito.yaml, its params the provenance record's settings and the blend's weights."""
+    out_folder = Path(out_folder)
     provenance, weights = read_json(provenance_path), read_json(weights_path)
     description, tags = describe(provenance, weights)
     params = flat(provenance["experiment"])
@@ -79,13 +80,11 @@ def write_submission(outs, weights_path, provenance_path, out_folder):
         params["lmgap.commit"] = provenance["lmgap"]["commit"]
         params["lmgap.uncommitted_changes"] = bool(provenance["lmgap"].get("uncommitted_changes"))
     for split, path in outs.items():
-        with atomic_path(Path(out_folder) / split / "out.tsv") as tmp:
+        with atomic_path(out_folder / split / "out.tsv") as tmp:
             shutil.copyfile(path, tmp)
     files = provenance["corpus"]["files"]
-    write_json(
-        {f"{split}/in.tsv.xz": files[f"{split}/in.tsv.xz"]["sha256"] for split in outs}, Path(out_folder) / INPUTS
-    )
-    with atomic_open(Path(out_folder) / YAML) as handle:
+    write_json({f"{split}/in.tsv.xz": files[f"{split}/in.tsv.xz"]["sha256"] for split in outs}, out_folder / INPUTS)
+    with atomic_open(out_folder / YAML) as handle:
         yaml.safe_dump({"description": description, "tags": tags, "params": params}, handle, sort_keys=False)
 
 
