@@ -1,5 +1,3 @@
-"""Entry point of rule comparison_table."""
-
 from lmgap.report.comparison import write_comparison
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule cost_table."""
-
 from lmgap.report.cost import write_cost_tables
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule document_tables."""
-
 from pathlib import Path
 
 from lmgap.report.documents import load_all_documents, write_document_tables

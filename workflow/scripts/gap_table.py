@@ -1,5 +1,3 @@
-"""Entry point of rule gap_table."""
-
 from lmgap.report.gap import write_model_tables
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule perplexity_table."""
-
 from lmgap.report.perplexity import write_tables
 from lmgap.scriptio import run
 

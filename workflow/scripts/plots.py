@@ -1,5 +1,3 @@
-"""Entry point of rule plots."""
-
 import pandas as pd
 
 from lmgap.report import plots

@@ -1,5 +1,3 @@
-"""Entry point of rule provenance."""
-
 from pathlib import Path
 
 import snakemake as snakemake_package
