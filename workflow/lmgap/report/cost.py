@@ -169,9 +169,10 @@ def _model_order(row):
     return (neural, 0 if neural else row["order"], row["model"])
 
 
-def write_cost_tables(metric_paths, files, settings, outputs):
-    scored = models_scored(metric_paths)
-    rows = cost_rows(scored, files, settings)
+def write_cost_tables(inputs, params, outputs):
+    """cost.tsv and .md from inputs' metrics; params: files, settings (see cost_rows); outputs: tsv, md."""
+    scored = models_scored(inputs["metrics"])
+    rows = cost_rows(scored, params["files"], params["settings"])
     splits = dict.fromkeys(record["split"] for records in scored.values() for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
     opening = "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"

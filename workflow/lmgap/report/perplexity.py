@@ -346,11 +346,11 @@ NEURAL_NOTE = (
 )
 
 
-def write_tables(metric_paths, vocabulary_path, files, settings, outputs):
-    """Write both tables from the metrics files of the current config's models and the run's
-    vocabulary.json (see load_metrics)."""
-    vocabulary = read_json(vocabulary_path)["words"]
-    rows = load_metrics(metric_paths, vocabulary, files, settings)
+def write_tables(inputs, params, outputs):
+    """Both tables from the current config's models' metrics and the run's vocabulary (inputs); params: files,
+    settings (see load_metrics); outputs: tsv, md."""
+    vocabulary = read_json(inputs["vocabulary"])["words"]
+    rows = load_metrics(inputs["metrics"], vocabulary, params["files"], params["settings"])
     ngrams = dict.fromkeys(rows.loc[rows["family"] == "ngram", "model"])
-    fallbacks = fallback_discounts({m: model_file(files["counts"], m) for m in ngrams})
+    fallbacks = fallback_discounts({m: model_file(params["files"]["counts"], m) for m in ngrams})
     TABLE.write(rows, outputs, markdown(rows, vocabulary, fallbacks))
