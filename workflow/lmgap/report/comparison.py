@@ -235,22 +235,23 @@ TABLE = Table(
 )
 
 
-def write_comparison(models, table, files, settings, outputs):
-    """comparison.tsv and .md for every pair on every scored split. models: ngram, neural; table: perplexity.tsv;
-    files: the patterns of documents and neural_documents; settings: splits, resamples, seed; outputs: tsv, md."""
+def write_comparison(inputs, params, outputs):
+    """comparison.tsv and .md for every pair on every scored split. inputs: table (perplexity.tsv); params: models
+    (n-grams), neural, files (documents, neural_documents), settings (splits, resamples, seed); outputs: tsv, md."""
+    models, files, settings = params["models"], params["files"], params["settings"]
     splits, resamples, seed = settings["splits"], settings["resamples"], settings["seed"]
     patterns = {
-        **dict.fromkeys(models["ngram"], files["documents"]),
-        **dict.fromkeys(models["neural"], files["neural_documents"]),
+        **dict.fromkeys(models, files["documents"]),
+        **dict.fromkeys(params["neural"], files["neural_documents"]),
     }
     documents = {
         (model, split): model_file(pattern, model, split) for model, pattern in patterns.items() for split in splits
     }
-    with open(table, newline="") as handle:
+    with open(inputs["table"], newline="") as handle:
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [
         compare(pair, split, documents, figures, resamples, seed)
-        for pair in model_pairs(models["ngram"]) + neural_pairs(models["ngram"], models["neural"])
+        for pair in model_pairs(models) + neural_pairs(models, params["neural"])
         for split in splits
     ]
     frame = TABLE.frame(rows)
