@@ -1,12 +1,4 @@
 from lmgap.report.gap import write_model_tables
 from lmgap.scriptio import run
 
-run(
-    snakemake,
-    lambda log: write_model_tables(
-        snakemake.params.systems,
-        snakemake.params.files,
-        snakemake.params.settings,
-        snakemake.output,
-    ),
-)
+run(snakemake, lambda log: write_model_tables(snakemake.params, snakemake.output))

@@ -183,9 +183,11 @@ def _gap_order(row):
     )
 
 
-def write_model_tables(systems, files, settings, outputs):
-    """gap.tsv and .md. systems: {name: {model, family, order, context, a neural model's kind}}; files: patterns
-    of metrics, stats, coverage, weights, timings ({family or kind: pattern}); settings: splits, blend, base, top_k."""
+def write_model_tables(params, outputs):
+    """gap.tsv and .md. params: systems ({name: {model, family, order, context, a neural model's kind}}), files
+    (patterns of metrics, stats, coverage, weights, timings: {family or kind: pattern}), settings (splits, blend,
+    base, top_k)."""
+    systems, files, settings = params["systems"], params["files"], params["settings"]
     splits = settings["splits"]
     tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
     records = [
