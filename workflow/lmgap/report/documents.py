@@ -144,13 +144,15 @@ NO_YEARS = (
 )
 
 
-def write_document_tables(documents, texts, outputs):
-    """decades.tsv and .md, hardest.tsv and .md; outputs: decades_tsv, decades_md, hardest_tsv, hardest_md."""
+def write_document_tables(inputs, outputs):
+    """decades.tsv and .md, hardest.tsv and .md (outputs: decades_tsv, decades_md, hardest_tsv, hardest_md) from
+    inputs' documents, years and texts (see load_all_documents; texts: results/text/{split}.txt)."""
+    documents = load_all_documents(inputs["documents"], inputs["years"])
     decades = decade_frame(documents)
     title = "Perplexity by decade of publication"
     markdown = DECADES_TABLE.markdown(decades, title) if len(decades) else NO_YEARS
     DECADES_TABLE.write(decades, {"tsv": outputs["decades_tsv"], "md": outputs["decades_md"]}, markdown)
-    hardest = hardest_frame(documents, texts)
+    hardest = hardest_frame(documents, {Path(path).stem: path for path in inputs["texts"]})
     title = "Documents each model finds hardest (highest perplexity incl. OOVs)"
     markdown = HARDEST_TABLE.markdown(hardest, title)
     HARDEST_TABLE.write(hardest, {"tsv": outputs["hardest_tsv"], "md": outputs["hardest_md"]}, markdown)
