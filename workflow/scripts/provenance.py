@@ -2,20 +2,14 @@ from pathlib import Path
 
 import snakemake as snakemake_package
 
-from lmgap.report.provenance import checkout, write_provenance
+from lmgap.report.provenance import write_provenance
 from lmgap.scriptio import run
 
+# The checkout this workflow's code is in (not the working folder's).
+root = Path(snakemake.scriptdir).resolve().parents[1]
 run(
     snakemake,
     lambda log: write_provenance(
-        snakemake.output.provenance,
-        snakemake.input.manifest,
-        dict(zip(snakemake.params.tools, snakemake.input.tools)),
-        dict(snakemake.params.items()),
-        {
-            # The checkout this workflow's code is in (not the working folder's).
-            "checkout": checkout(Path(snakemake.scriptdir).resolve().parents[1]),
-            "snakemake": snakemake_package.__version__,
-        },
+        snakemake.input, snakemake.params, snakemake.output, root, snakemake_package.__version__
     ),
 )
