@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ..atomic import atomic_path  # noqa: E402
+from .documents import load_all_documents  # noqa: E402
 
 # No software version or date in the file: the same tables give the same bytes.
 PNG_METADATA = {"Software": None}
@@ -216,3 +217,17 @@ def training_loss(losses, path):
             label=f"{model} (mean of {window} steps)",
         )
     return _labelled(figure, axes, path, "optimizer step", "training loss (nats per subword token)")
+
+
+def draw_plots(inputs, params, outputs):
+    """Every figure (outputs) from perplexity.tsv, decades.tsv, the documents' scores and the loss records
+    (inputs); params: trained, the neural models of inputs' losses."""
+    table = read_perplexity_table(inputs["table"])
+    perplexity_by_order(table, outputs["by_order"])
+    hit_ratios(table, outputs["hits"])
+    learning_curve(table, outputs["learning_curve"])
+    perplexity_by_size(table, outputs["by_size"])
+    document_perplexity(load_all_documents(inputs["documents"], inputs["years"]), outputs["documents"])
+    perplexity_by_decade(pd.read_csv(inputs["decades"], sep="\t", keep_default_na=False), outputs["by_decade"])
+    losses = {name: pd.read_csv(path, sep="\t") for name, path in zip(params["trained"], inputs["losses"])}
+    training_loss(losses, outputs["training_loss"])
