@@ -193,11 +193,6 @@ TABLE = Table(
 )
 
 
-def prune_label(values):
-    """`0 0 1`, or `none` for an unpruned model."""
-    return " ".join(str(v) for v in values) or "none"
-
-
 def model_columns(record, files, settings):
     """The model's family, training text, size and options, as perplexity.tsv and cost.tsv share them."""
     name = record["model"]
@@ -218,7 +213,7 @@ def model_columns(record, files, settings):
         "train_fraction": record["train_fraction"],
         "train_tokens": read_json(model_file(files["counts"], name))["training_text"]["tokens"],
         "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
-        "prune": prune_label(record["prune"]),
+        "prune": " ".join(str(v) for v in record["prune"]) or "none",
         # Absent from the records of models with KenLM's default (lmgap.models.models_from_config).
         "interpolate_unigrams": record.get("interpolate_unigrams", True),
         "discount_fallback": settings["discount_fallback"],
@@ -226,29 +221,19 @@ def model_columns(record, files, settings):
     }
 
 
-def ngram_columns(name, files, vocabulary):
-    """An n-gram model's n-grams, and the words of the run's vocabulary it does not know."""
-    ngrams = read_json(model_file(files["counts"], name))["ngrams"]
-    unknown = unknown_words(vocabulary, ngrams[0])
-    return {
-        "vocabulary": vocabulary - unknown,
-        "unknown_words": unknown,
-        **{f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)},
-        "ngrams_total": sum(ngrams),
-    }
-
-
 def load_metrics(metric_paths, vocabulary, files, settings):
     """A sorted row per (model, split) of the metrics records; vocabulary: the run's V in words; files: the
     patterns of counts, binary, record (training.json); settings: discount_fallback, neural (see neural_settings)."""
     rows = []
-    max_order = 1
     for path in metric_paths:
         record = read_json(path)
         own = model_columns(record, files, settings)
         if own["family"] == "ngram":
-            own |= ngram_columns(record["model"], files, vocabulary)
-            max_order = max(max_order, record["order"])
+            # Its n-grams, and the words of the run's vocabulary it does not know.
+            ngrams = read_json(model_file(files["counts"], record["model"]))["ngrams"]
+            unknown = unknown_words(vocabulary, ngrams[0])
+            own |= {"vocabulary": vocabulary - unknown, "unknown_words": unknown, "ngrams_total": sum(ngrams)}
+            own |= {f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)}
         rows.append(
             {
                 **own,
@@ -262,6 +247,7 @@ def load_metrics(metric_paths, vocabulary, files, settings):
             }
         )
     # The columns of every order k stand for hit_ratio_k and ngrams_k.
+    max_order = max((row["order"] for row in rows if row["family"] == "ngram"), default=1)
     columns = [
         name
         for column in TABLE.columns
