@@ -262,17 +262,11 @@ def load_metrics(metric_paths, vocabulary, files, settings):
 
 def _model_order(row):
     """n-grams by order, unpruned before pruned, then training fraction, split, model; then the
-    neural models by split and name (their n-gram options are empty)."""
+    neural models by split and name."""
     if row["family"] == "neural":
-        return (True, 0, False, "", False, False, 0.0, row["split"], row["model"])
-    options = (
-        row["prune"] != "none",
-        row["prune"],
-        not row["interpolate_unigrams"],
-        row["discount_fallback"],
-        row["train_fraction"],
-    )
-    return (False, row["order"], *options, row["split"], row["model"])
+        return (True, row["split"], row["model"])
+    options = (row["prune"] != "none", row["prune"], not row["interpolate_unigrams"], row["discount_fallback"])
+    return (False, row["order"], *options, row["train_fraction"], row["split"], row["model"])
 
 
 def fallback_discounts(count_paths):
