@@ -150,14 +150,11 @@ def cost_rows(scored, files, settings):
 def neural_costs(name, splits, tokens, files, settings):
     """A neural model's timings: its training job's (where the pipeline trained it) and scoring's."""
     job = read_benchmark(model_file(files["train_neural"], name)) if settings["trained"] else None
-    record = read_json(model_file(files["record"], name)) if settings["trained"] else None
     scores = [read_benchmark(model_file(files["score_neural"], name, split)) for split in splits]
     score_seconds = sum(q["s"] for q in scores)
     return {
         "train_job_seconds": job["s"] if job else None,
         "query_seconds": score_seconds,
-        # Subword tokens through the optimizer per second of training.
-        "train_tokens_per_second": record["train_tokens_per_second"] if record else None,
         "eval_tokens_per_second": tokens / score_seconds if score_seconds else None,
         "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
     }

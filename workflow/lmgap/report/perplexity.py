@@ -198,11 +198,13 @@ def model_columns(record, files, settings):
     name = record["model"]
     if record.get("family") == "neural":
         neural = settings["neural"][name]
-        training = read_json(model_file(files["record"], name))["training_text"] if neural["trained"] else None
+        training = read_json(model_file(files["record"], name)) if neural["trained"] else None
         return {
             "family": "neural",
             "train_fraction": neural["train_fraction"],
-            "train_tokens": training["tokens"] if training else None,
+            "train_tokens": training["training_text"]["tokens"] if training else None,
+            # cost.tsv's alone: subword tokens through the optimizer per second of training.
+            "train_tokens_per_second": training["train_tokens_per_second"] if training else None,
             "binary_bytes": weights_bytes(neural["folder"]),
             "parameters": parameter_count(neural["folder"]),
             "model": name,
