@@ -15,6 +15,7 @@ import pytest
 
 import hand_recipe
 from conftest import COMPARISON_TABLE, DOCUMENT_TABLES, PERPLEXITY_TABLE, REPO, read_table, run_pipeline
+from figures import plotted
 from lmgap.record import kenlm_perplexities
 from lmgap.report import plots as drawing
 from lmgap.sourcecode import package_code
@@ -389,11 +390,11 @@ def test_the_order_and_hit_plots_show_the_table_and_are_the_pngs_the_run_wrote(d
     work = demo_run / "work"
     rows = sorted(read_table(work), key=lambda row: int(row["order"]))
     table = drawing.read_perplexity_table(work / "results/tables/perplexity.tsv")
-    by_order = {label: (x, y) for label, x, y in drawing.perplexity_by_order(table, tmp_path / "by_order.png")}
+    by_order = {label: (x, y) for label, x, y in plotted(drawing.perplexity_by_order(table, tmp_path / "by_order.png"))}
     orders = [float(row["order"]) for row in rows]
     for kind, column in (("incl.", "perplexity_including_oovs"), ("excl.", "perplexity_excluding_oovs")):
         assert by_order[f"{kind} OOVs, dev-0"] == (orders, [float(row[column]) for row in rows])
-    hits = {label: (x, y) for label, x, y in drawing.hit_ratios(table, tmp_path / "hits.png")}
+    hits = {label: (x, y) for label, x, y in plotted(drawing.hit_ratios(table, tmp_path / "hits.png"))}
     for row in rows:
         ks = range(1, int(row["order"]) + 1)
         assert hits[f"{row['model']} on dev-0"] == (

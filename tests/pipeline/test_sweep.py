@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from conftest import read_table, run_pipeline
+from figures import plotted
 from lmgap.report import plots as drawing
 
 pytestmark = pytest.mark.pipeline
@@ -103,7 +104,7 @@ def test_the_learning_curve_and_size_plots_show_the_table(sweep_run, tmp_path):
     work = sweep_run / "work"
     rows = read_table(work)
     table = drawing.read_perplexity_table(work / "results/tables/perplexity.tsv")
-    curve = {label: (x, y) for label, x, y in drawing.learning_curve(table, tmp_path / "curve.png")}
+    curve = {label: (x, y) for label, x, y in plotted(drawing.learning_curve(table, tmp_path / "curve.png"))}
     # One line per order and pruning: its points, the training tokens of each fraction, in order.
     lines = {}
     for row in sorted(rows, key=lambda row: int(row["train_tokens"])):
@@ -115,7 +116,7 @@ def test_the_learning_curve_and_size_plots_show_the_table(sweep_run, tmp_path):
     assert curve == lines
     sizes = {
         label: sorted(zip(x, y))
-        for label, x, y in drawing.perplexity_by_size(table, tmp_path / "size.png")
+        for label, x, y in plotted(drawing.perplexity_by_size(table, tmp_path / "size.png"))
         if not label.startswith("_")
     }
     for kind in ("unpruned", "pruned"):

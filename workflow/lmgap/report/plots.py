@@ -21,26 +21,13 @@ def read_perplexity_table(path):
     return table
 
 
-def plotted(figure):
-    """What a figure shows: (label, x values, y values) of each line and each set of markers."""
-    shown = []
-    for axes in figure.axes:
-        for line in axes.get_lines():
-            shown.append((line.get_label(), [float(x) for x in line.get_xdata()], [float(y) for y in line.get_ydata()]))
-        for markers in axes.collections:
-            points = markers.get_offsets()
-            shown.append((markers.get_label(), [float(x) for x, _ in points], [float(y) for _, y in points]))
-    return shown
-
-
 def _save(figure, path):
-    """Write the figure; return what it shows (see plotted), so that a test can hold it against the table."""
+    """Write the figure, close it and return it, so that a test can hold what it shows against the table."""
     figure.tight_layout()
     with atomic_path(path) as tmp:
         figure.savefig(tmp, format="png", dpi=120, metadata=PNG_METADATA)
-    shown = plotted(figure)
     plt.close(figure)
-    return shown
+    return figure
 
 
 def _labelled(figure, axes, path, xlabel, ylabel, log=False):
