@@ -59,13 +59,19 @@ def declared_tables():
     return {table.file: table for table in tables}
 
 
+def docs_table(table):
+    """A table's definitions as the docs' Markdown table of its columns."""
+    rows = [f"| `{name}` | {text} |" for name, text in table.definitions.items()]
+    return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
+
+
 def with_columns(text):
     """The text with every marked column table written from its declaration."""
     tables = declared_tables()
 
     def fill(match):
         table = match["table"]
-        return f"<!-- make readme: the columns of {table} -->\n{tables[table].docs_table()}<!-- make readme: end -->"
+        return f"<!-- make readme: the columns of {table} -->\n{docs_table(tables[table])}<!-- make readme: end -->"
 
     return COLUMNS.sub(fill, text)
 

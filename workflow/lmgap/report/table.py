@@ -82,11 +82,6 @@ class Table:
         """The definitions for the report's caption, in reStructuredText: (name, sentence) pairs."""
         return [(f"``{name}``", text.replace("`", "``")) for name, text in self.definitions.items()]
 
-    def docs_table(self):
-        """The docs' table of the definitions, in Markdown."""
-        rows = [f"| `{name}` | {text} |" for name, text in self.definitions.items()]
-        return "\n".join(["| column | meaning |", "|---|---|", *rows]) + "\n"
-
     def frame(self, records, columns=None):
         """The table's frame of dict records, in their order; columns: the .tsv's, when not the
         declared ones. A column declared integer keeps whole numbers where some are missing."""
