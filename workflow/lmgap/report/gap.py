@@ -2,7 +2,6 @@
 
 import math
 
-import pandas as pd
 
 from ..files import model_file, read_json
 from ..gap.blend import describe_weights
@@ -171,16 +170,8 @@ def gap_row(name, system, split, files, method):
 
 
 def _gap_order(row):
-    """By split, family, order (n-grams only have one), context and model."""
-    unordered = pd.isna(row["order"])
-    return (
-        row["split"],
-        FAMILY_ORDER[row["family"]],
-        unordered,
-        0 if unordered else row["order"],
-        CONTEXT_ORDER[row["context"]],
-        row["model"],
-    )
+    """By split, family, order (every n-gram has one, no other system any), context and model."""
+    return (row["split"], FAMILY_ORDER[row["family"]], row["order"] or 0, CONTEXT_ORDER[row["context"]], row["model"])
 
 
 def write_model_tables(params, outputs):
