@@ -238,12 +238,9 @@ TABLE = Table(
 def write_comparison(inputs, params, outputs):
     """comparison.tsv and .md for every pair on every scored split. inputs: table (perplexity.tsv); params: models
     (n-grams), neural, files (documents, neural_documents), settings (splits, resamples, seed); outputs: tsv, md."""
-    models, files, settings = params["models"], params["files"], params["settings"]
+    models, neural, files, settings = params["models"], params["neural"], params["files"], params["settings"]
     splits, resamples, seed = settings["splits"], settings["resamples"], settings["seed"]
-    patterns = {
-        **dict.fromkeys(models, files["documents"]),
-        **dict.fromkeys(params["neural"], files["neural_documents"]),
-    }
+    patterns = {**dict.fromkeys(models, files["documents"]), **dict.fromkeys(neural, files["neural_documents"])}
     documents = {
         (model, split): model_file(pattern, model, split) for model, pattern in patterns.items() for split in splits
     }
@@ -251,7 +248,7 @@ def write_comparison(inputs, params, outputs):
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [
         compare(pair, split, documents, figures, resamples, seed)
-        for pair in model_pairs(models) + neural_pairs(models, params["neural"])
+        for pair in model_pairs(models) + neural_pairs(models, neural)
         for split in splits
     ]
     frame = TABLE.frame(rows)
