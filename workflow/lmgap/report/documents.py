@@ -149,12 +149,10 @@ def write_document_tables(inputs, outputs):
     inputs' documents, years and texts (see load_all_documents; texts: results/text/{split}.txt)."""
     documents = load_all_documents(inputs["documents"], inputs["years"])
     decades = decade_frame(documents)
-    title = "Perplexity by decade of publication"
-    markdown = DECADES_TABLE.markdown(decades, title) if len(decades) else NO_YEARS
+    markdown = DECADES_TABLE.markdown(decades, "Perplexity by decade of publication") if len(decades) else NO_YEARS
     DECADES_TABLE.write(decades, {"tsv": outputs["decades_tsv"], "md": outputs["decades_md"]}, markdown)
     hardest = hardest_frame(documents, {Path(path).stem: path for path in inputs["texts"]})
-    title = "Documents each model finds hardest (highest perplexity incl. OOVs)"
-    markdown = HARDEST_TABLE.markdown(hardest, title)
+    markdown = HARDEST_TABLE.markdown(hardest, "Documents each model finds hardest (highest perplexity incl. OOVs)")
     HARDEST_TABLE.write(hardest, {"tsv": outputs["hardest_tsv"], "md": outputs["hardest_md"]}, markdown)
 
 
