@@ -292,14 +292,13 @@ def fallback_note(fallbacks):
 def markdown(rows, vocabulary, fallbacks=None):
     """The Markdown table: a row per model, the headline figures per scored split. rows: the frame (or
     perplexity.tsv read); vocabulary: the run's V in words; fallbacks: see fallback_discounts."""
-    records = rows.to_dict("records")
-    ngrams = [row for row in records if row["family"] == "ngram"]
+    ngrams = rows[rows["family"] == "ngram"]
     options = []
-    if any(row["prune"] != "none" for row in ngrams):
+    if (ngrams["prune"] != "none").any():
         options.append(", pruned as the Model column says (`prune` in the TSV)")
-    if not all(row["interpolate_unigrams"] for row in ngrams):
+    if not ngrams["interpolate_unigrams"].all():
         options.append(", SRILM's unigrams (`--interpolate_unigrams 0`) for the models named `-interp0`")
-    if any(row["discount_fallback"] for row in ngrams):
+    if ngrams["discount_fallback"].any():
         options.append(", `--discount_fallback`")
     extra = [
         "- Full-order hits: k = the model's order. Models: modified Kneser-Ney estimated by KenLM's "
@@ -310,9 +309,9 @@ def markdown(rows, vocabulary, fallbacks=None):
     ]
     if fallbacks:
         extra.append(f"- {fallback_note(fallbacks)}.")
-    if any(row["family"] == "neural" for row in records):
+    if (rows["family"] == "neural").any():
         extra.append(NEURAL_NOTE)
-    splits = ", ".join(dict.fromkeys(row["split"] for row in records))
+    splits = ", ".join(rows["split"].unique())
     opening = "Definitions (every figure is in `perplexity.tsv`, with the raw sums it is computed from):"
     return TABLE.markdown(rows, f"Perplexity on {splits}", opening, extra)
 
