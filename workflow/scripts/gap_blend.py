@@ -1,5 +1,3 @@
-"""Entry point of rule gap_blend."""
-
 from lmgap.gap.blend import write_blend
 from lmgap.scriptio import run
 

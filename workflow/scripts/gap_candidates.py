@@ -1,5 +1,3 @@
-"""Entry point of rule gap_candidates."""
-
 from lmgap.gap.candidates import workers_within, write_candidates
 from lmgap.ngram.memory import text_mb
 from lmgap.scriptio import run, split_dir

@@ -1,5 +1,3 @@
-"""Entry point of rule gap_document."""
-
 from lmgap.gap.document import write_document_predictions
 from lmgap.scriptio import run, split_dir
 

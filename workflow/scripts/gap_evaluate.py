@@ -1,5 +1,3 @@
-"""Entry point of rule gap_evaluate."""
-
 from lmgap.gap.evaluate import evaluate
 from lmgap.scriptio import run, split_dir
 

@@ -1,5 +1,3 @@
-"""Entry point of rule gap_heldout."""
-
 from lmgap.gap.heldout import write_heldout
 from lmgap.scriptio import run, split_dir
 

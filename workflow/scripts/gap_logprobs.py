@@ -1,5 +1,3 @@
-"""Entry point of rule gap_logprobs."""
-
 import sys
 
 from lmgap.gap.predict import write_scores

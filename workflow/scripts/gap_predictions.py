@@ -1,5 +1,3 @@
-"""Entry point of rule gap_predictions."""
-
 from lmgap.gap.submission import write_model_predictions
 from lmgap.scriptio import run
 

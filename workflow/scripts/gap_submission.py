@@ -1,5 +1,3 @@
-"""Entry point of rule gap_submission."""
-
 from pathlib import Path
 
 from lmgap.gap.gonito import write_submission

@@ -1,5 +1,3 @@
-"""Entry point of rule gap_unigram."""
-
 from lmgap.gap.submission import write_unigram_predictions
 from lmgap.scriptio import run, split_dir
 
