@@ -197,7 +197,7 @@ def test_a_masked_out_tsv_lists_top_k_words_and_leaves_the_rest_to_p0(masked, tm
         handle.writelines(f"{left}\t{right}\n" for left, _, right in GAPS)
     predictor = MaskedPredictor(model, tokenizer, 64, batch_size=3)
     with open(tmp_path / "log", "w") as log:
-        write_masked(predictor, split, 5, tmp_path / "out.tsv", tmp_path / "stats.json", log)
+        write_masked(predictor, split, 5, SimpleNamespace(out=tmp_path / "out.tsv", stats=tmp_path / "stats.json"), log)
     windows = [predictor.window(left, right) for left, _, right in GAPS]
     for line, probabilities in zip((tmp_path / "out.tsv").read_text().splitlines(), predictor.probabilities(windows)):
         specs = parse_line(line)

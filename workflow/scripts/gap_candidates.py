@@ -8,12 +8,8 @@ workers = workers_within(snakemake.threads, snakemake.resources.mem_mb, text_mb(
 run(
     snakemake,
     lambda log: write_candidates(
-        {"text": snakemake.input.text, "split_dir": split_dir(snakemake), "heldout": snakemake.input.heldout},
-        {
-            "per_context": snakemake.params.per_context,
-            "frequent": snakemake.params.frequent,
-            "workers": workers,
-        },
+        {**snakemake.input, "split_dir": split_dir(snakemake)},
+        {**snakemake.params, "workers": workers},
         snakemake.output,
         log,
     ),

@@ -7,12 +7,7 @@ run(
         split_dir(snakemake),
         snakemake.input.heldout,
         snakemake.input.gap_words,
-        {
-            "variant": snakemake.wildcards.context,
-            "decays": snakemake.params.decays,
-            "rarity": snakemake.params.rarity,
-            "top_k": snakemake.params.top_k,
-        },
+        {**snakemake.params, "variant": snakemake.wildcards.context},
         snakemake.output,
         log,
     ),

@@ -12,9 +12,7 @@ def main(log):
     predictor = MaskedPredictor(
         model, tokenizer, snakemake.params.max_length, snakemake.params.batch_size, snakemake.params.folder
     )
-    write_masked(
-        predictor, split_dir(snakemake), snakemake.params.top_k, snakemake.output.out, snakemake.output.stats, log
-    )
+    write_masked(predictor, split_dir(snakemake), snakemake.params.top_k, snakemake.output, log)
 
 
 run(snakemake, main)

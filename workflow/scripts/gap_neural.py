@@ -11,18 +11,7 @@ def main(log):
     torch.set_num_threads(snakemake.threads)
     model, tokenizer = load(snakemake.params.folder)
     rescorer = Rescorer(model, tokenizer, snakemake.params.max_length, snakemake.params.right_tokens)
-    write_rescored(
-        rescorer,
-        split_dir(snakemake),
-        {"base": snakemake.input.base, "document": snakemake.input.get("document")},
-        {
-            "candidates": snakemake.params.candidates,
-            "document_words": snakemake.params.document_words,
-            "top_k": snakemake.params.top_k,
-        },
-        snakemake.output,
-        log,
-    )
+    write_rescored(rescorer, split_dir(snakemake), snakemake.input, snakemake.params, snakemake.output, log)
 
 
 run(snakemake, main)

@@ -4,8 +4,6 @@ from lmgap.scriptio import run
 run(
     snakemake,
     lambda log: write_model_predictions(
-        snakemake.input,
-        {"variant": snakemake.wildcards.context, "top_k": snakemake.params.top_k},
-        snakemake.output,
+        snakemake.input, {**snakemake.params, "variant": snakemake.wildcards.context}, snakemake.output
     ),
 )

@@ -96,8 +96,8 @@ class MaskedPredictor:
         return probabilities.cpu().numpy()
 
 
-def write_masked(predictor, split_dir, top_k, out_path, stats_path, log):
-    """out.tsv of a masked model on a split: the top_k whole words at each gap's mask."""
+def write_masked(predictor, split_dir, top_k, outputs, log):
+    """out.tsv and stats of a masked model on a split: the top_k whole words at each gap's mask."""
     started = time.monotonic()
     gaps = read_gaps(split_dir)
 
@@ -112,7 +112,7 @@ def write_masked(predictor, split_dir, top_k, out_path, stats_path, log):
                 text, listed, p0 = format_line(predictor.words, probabilities, top_k, 1.0)
                 yield text, len(predictor.words), listed, p0
 
-    write_out(rows(), out_path, stats_path)
+    write_out(rows(), outputs.out, outputs.stats)
     log.write(
         f"predicted {len(gaps):,} gaps from {len(predictor.words):,} whole-word tokens in "
         f"{time.monotonic() - started:.1f} s\n"
