@@ -41,26 +41,16 @@ def format_line(words, probabilities, top_k, mass):
     return " ".join(tokens), len(tokens) - 1, p0
 
 
-def summary(counts, listed, p0s):
-    """What gap.tsv reads of a system's out.tsv: per gap, the words it weighed, listed and p0."""
-    return {
-        "gaps": len(counts),
-        "candidates_per_gap": float(np.mean(counts)) if counts else 0.0,
-        "listed_per_gap": float(np.mean(listed)) if listed else 0.0,
-        "p0_mean": float(np.mean(p0s)) if p0s else 0.0,
-    }
-
-
 def write_out(rows, out_path, stats_path, p0_method=None):
-    """Write an out.tsv, one line per row (line, words weighed, words listed, p0), and its summary
-    (with how p0 was set, when the family says it itself); return the words weighed per gap."""
-    counts, listed_counts, p0s = [], [], []
+    """Write an out.tsv, a line per row (line, words weighed, words listed, p0), and each number's mean
+    per gap for gap.tsv (with how p0 was set, if the family says); return the words weighed per gap."""
+    numbers = []
     with atomic_open(out_path, "w", encoding="utf-8", newline="") as out:
-        for line, count, listed, p0 in rows:
+        for line, *counted in rows:
             out.write(line + "\n")
-            counts.append(count)
-            listed_counts.append(listed)
-            p0s.append(p0)
+            numbers.append(counted)
+    means = [float(np.mean(column)) for column in zip(*numbers)] or [0.0, 0.0, 0.0]
+    summary = dict(zip(("candidates_per_gap", "listed_per_gap", "p0_mean"), means))
     described = {"p0_method": p0_method} if p0_method else {}
-    write_json({**summary(counts, listed_counts, p0s), **described}, stats_path)
-    return counts
+    write_json({"gaps": len(numbers), **summary, **described}, stats_path)
+    return [count for count, _, _ in numbers]
