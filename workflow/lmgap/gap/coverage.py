@@ -22,26 +22,23 @@ def evidence(flags, variant):
     return sum(bool(present & FLAG[name]) for name in VARIANTS[variant]["strong"])
 
 
-def variant_words(candidates, gap, variant):
-    """The candidate word ids of one gap that a variant uses."""
-    ids, flags = candidates.of(gap)
-    return ids[(flags & variant_mask(variant)) != 0]
+def found(candidates, words, variant):
+    """Whether each gap's word (bytes) is among the candidates the variant uses."""
+    position, mask = {word: index for index, word in enumerate(candidates.words)}, variant_mask(variant)
+    gaps = (candidates.of(gap) for gap in range(len(words)))
+    return [bool((ids[(flags & mask) != 0] == position.get(word, -1)).any()) for (ids, flags), word in zip(gaps, words)]
 
 
 def measure(candidates, expected_words):
     """{variant: {"gaps", "hits", "levels": {level: [hits, gaps]}}} on gaps whose words are known."""
-    position = {word: index for index, word in enumerate(candidates.words)}
     table = {}
     for variant in VARIANTS:
-        levels, hits = {}, 0
-        for gap, word in enumerate(expected_words):
-            found = bool((variant_words(candidates, gap, variant) == position.get(word, -1)).any())
-            level = str(evidence(candidates.of(gap)[1], variant))
-            counts = levels.setdefault(level, [0, 0])
-            counts[0] += found
+        hits, levels = found(candidates, expected_words, variant), {}
+        for gap, hit in enumerate(hits):
+            counts = levels.setdefault(str(evidence(candidates.of(gap)[1], variant)), [0, 0])
+            counts[0] += hit
             counts[1] += 1
-            hits += found
-        table[variant] = {"gaps": len(expected_words), "hits": hits, "levels": dict(sorted(levels.items()))}
+        table[variant] = {"gaps": len(expected_words), "hits": sum(hits), "levels": dict(sorted(levels.items()))}
     return table
 
 

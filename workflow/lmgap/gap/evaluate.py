@@ -2,7 +2,7 @@
 
 from ..atomic import atomic_open, write_json
 from .candidate_sets import CandidateSets
-from .coverage import variant_words
+from .coverage import found
 from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lines
 
 
@@ -12,16 +12,12 @@ def candidate_recall(expected, candidates=None, variant=None, out_lines=None):
     if not expected:
         return 0.0
     if candidates is None:
-        found = sum(
+        hits = [
             word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines)
-        )
+        ]
     else:
-        position = {word: index for index, word in enumerate(candidates.words)}
-        found = sum(
-            bool((variant_words(candidates, gap, variant) == position.get(word.encode("utf-8"), -1)).any())
-            for gap, word in enumerate(expected)
-        )
-    return found / len(expected)
+        hits = found(candidates, [word.encode("utf-8") for word in expected], variant)
+    return sum(hits) / len(expected)
 
 
 def evaluate(out_path, expected_path, metrics_path, lines_path, candidates_path=None, variant=None):
