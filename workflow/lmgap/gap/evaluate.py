@@ -6,27 +6,19 @@ from .coverage import found
 from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lines
 
 
-def candidate_recall(expected, candidates=None, variant=None, out_lines=None):
-    """Share of gaps whose word is among the candidates of the variant, or, without candidate
-    sets, among the words each out.tsv line lists."""
-    if not expected:
-        return 0.0
-    if candidates is None:
-        hits = [
-            word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines)
-        ]
-    else:
-        hits = found(candidates, [word.encode("utf-8") for word in expected], variant)
-    return sum(hits) / len(expected)
-
-
 def evaluate(out_path, expected_path, metrics_path, lines_path, candidates_path=None, variant=None):
     """Write GEval's metrics, top-1/top-10 accuracy and candidate recall (JSON), and each line's
     natural-log probability of its word (TSV, for per-document comparisons)."""
     out_lines, expected = read_lines(out_path), read_lines(expected_path)
     metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(out_path), str(expected_path))
-    candidates = CandidateSets.load(candidates_path) if candidates_path else None
-    recall = candidate_recall(expected, candidates, variant, out_lines)
+    # Candidate recall: among the variant's candidates or, without candidate sets, the words listed.
+    if candidates_path:
+        hits = found(CandidateSets.load(candidates_path), [word.encode("utf-8") for word in expected], variant)
+    else:
+        hits = [
+            word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines)
+        ]
+    recall = sum(hits) / len(expected) if expected else 0.0
     write_json(
         {"bits": DEFAULT_BITS, "gaps": len(expected), "metrics": metrics, "candidate_recall": recall}, metrics_path
     )
