@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from ..atomic import atomic_path
+from ..atomic import atomic_open
 
 
 class CandidateSets:
@@ -31,15 +31,14 @@ class CandidateSets:
 
     def save(self, path):
         """One .npz file; the words are joined by newlines, which no token holds."""
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as handle:
-                np.savez(
-                    handle,
-                    offsets=self.offsets,
-                    ids=self.ids,
-                    flags=self.flags,
-                    words=np.frombuffer(b"\n".join(self.words), dtype=np.uint8),
-                )
+        with atomic_open(path, "wb") as handle:
+            np.savez(
+                handle,
+                offsets=self.offsets,
+                ids=self.ids,
+                flags=self.flags,
+                words=np.frombuffer(b"\n".join(self.words), dtype=np.uint8),
+            )
 
     @classmethod
     def load(cls, path):
