@@ -12,11 +12,11 @@ import time
 
 import numpy as np
 
+from ..atomic import atomic_open
 from ..errors import LmgapError
 from ..models import damaged_model_advice
 from .candidate_sets import CandidateSets
 from .lines import decoded, read_gaps
-from .scores import save_scores
 
 UNKNOWN = "<unk>"
 END = "</s>"
@@ -107,7 +107,8 @@ def write_scores(inputs, split_dir, threads, outputs, log):
     candidates = CandidateSets.load(inputs.candidates)
     workers = worker_count(threads)
     left, right = score_candidates(inputs.binary, read_gaps(split_dir), candidates, workers)
-    save_scores(outputs.logprobs, left, right)
+    with atomic_open(outputs.logprobs, "wb") as handle:
+        np.savez(handle, left=left, right=right)
     log.write(
         f"scored {len(left):,} candidates of {len(candidates):,} gaps with {inputs.binary} in "
         f"{workers} processes, {time.monotonic() - started:.1f} s\n"

@@ -11,7 +11,6 @@ from .candidate_sets import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
 from .lines import decoded, format_line, write_out
-from .scores import load_scores
 from .sources import variant_mask
 
 
@@ -62,7 +61,9 @@ def write_model_predictions(inputs, settings, outputs):
     """write_predictions from the files of rules gap_candidates and gap_logprobs (inputs:
     candidates, logprobs, coverage; settings: variant, top_k)."""
     table = read_json(inputs.coverage)["coverage"]
-    candidates, scores = CandidateSets.load(inputs.candidates), load_scores(inputs.logprobs)
+    with np.load(inputs.logprobs) as saved:
+        scores = saved["left"], saved["right"]
+    candidates = CandidateSets.load(inputs.candidates)
     write_predictions(candidates, scores, {**settings, "coverage": table}, outputs)
 
 
