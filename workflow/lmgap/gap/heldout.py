@@ -55,11 +55,8 @@ def write_heldout(train_dir, wanted, heldout_path, gap_words_path):
 
 def read_heldout(path):
     """[(line, gap word, left context, right context)] of a held-out file (bytes)."""
-    gaps = []
-    for line in raw_lines(path):
-        number, word, left, right = line.split(b"\t")
-        gaps.append((int(number), word, left, right))
-    return gaps
+    fields = (line.split(b"\t") for line in raw_lines(path))
+    return [(int(number), word, left, right) for number, word, left, right in fields]
 
 
 def read_gap_words(path):
