@@ -37,12 +37,6 @@ def as_text(token):
     return UNKNOWN if text is None else text
 
 
-def _shared_floats(count):
-    """A float32 array in memory shared with forked children."""
-    buffer = mmap.mmap(-1, max(4 * count, 1))
-    return np.frombuffer(buffer, dtype=np.float32, count=count)
-
-
 def score_gaps(model, contexts, candidates, gaps, left_out, right_out):
     """Fill left_out and right_out (indexed like candidates.ids) for the given gap indices."""
     import kenlm
@@ -73,13 +67,13 @@ def score_gaps(model, contexts, candidates, gaps, left_out, right_out):
 def score_candidates(model_path, contexts, candidates, workers):
     """(left, right) float32 log10 scores of every candidate, computed by `workers` processes."""
     model = load_model(model_path)
-    count = len(candidates.ids)
-    left, right = _shared_floats(count), _shared_floats(count)
-    gaps = len(candidates)
-    bounds = np.linspace(0, gaps, workers + 1).astype(int)
+    count, gaps = len(candidates.ids), len(candidates)
+    # In memory shared with forked children, which fill their gaps' slots.
+    left, right = (np.frombuffer(mmap.mmap(-1, max(4 * count, 1)), dtype=np.float32, count=count) for _ in range(2))
     if workers == 1:
         score_gaps(model, contexts, candidates, range(gaps), left, right)
         return left.copy(), right.copy()
+    bounds = np.linspace(0, gaps, workers + 1).astype(int)
     fork = multiprocessing.get_context("fork")
     children = [
         fork.Process(target=score_gaps, args=(model, contexts, candidates, range(lo, hi), left, right))
@@ -95,17 +89,13 @@ def score_candidates(model_path, contexts, candidates, workers):
     return left.copy(), right.copy()
 
 
-def worker_count(threads):
-    """Processes to run: the job's threads, at most the cores this process may use."""
-    return max(1, min(int(threads), len(os.sched_getaffinity(0))))
-
-
 def write_scores(inputs, split_dir, threads, outputs, log):
     """Score a split's candidate sets (inputs: binary, candidates) with one model and save the two
     score arrays (outputs: logprobs)."""
     started = time.monotonic()
     candidates = CandidateSets.load(inputs.candidates)
-    workers = worker_count(threads)
+    # The job's threads, at most the cores this process may use.
+    workers = max(1, min(int(threads), len(os.sched_getaffinity(0))))
     left, right = score_candidates(inputs.binary, read_gaps(split_dir), candidates, workers)
     with atomic_open(outputs.logprobs, "wb") as handle:
         np.savez(handle, left=left, right=right)
