@@ -1,23 +1,18 @@
-"""How often a gap's word is among its candidates, measured on held-out training gaps.
-
-That share is the mass a prediction gives its candidates; the rest, p0, is what GEval spreads
-over every bucket for words outside the list. It depends on how specific a gap's evidence is, so
-it is measured per evidence level: the number of a variant's strong sources (the two-word and
-between contexts) that proposed anything. Each level's share is shrunk towards the overall share
-by PRIOR pseudo-gaps, so that a level with few held-out gaps does not swing; the overall share is
-(hits + 1) / (gaps + 2), never 0 or 1.
-"""
+"""How often a gap's word is among its candidates, on held-out training gaps: the mass a prediction
+gives them (p0 is the rest), per evidence level, as specific evidence finds the word more often."""
 
 import numpy as np
 
 from .sources import FLAG, VARIANTS, variant_mask
 
-
+# Pseudo-gaps that shrink a level's share towards the overall one, (hits + 1) / (gaps + 2), never 0
+# or 1: a level of few held-out gaps does not swing.
 PRIOR = 20
 
 
 def evidence(flags, variant):
-    """The number of the variant's strong sources among a gap's candidate flags."""
+    """A gap's evidence level: how many of the variant's strong sources (the two-word and between
+    contexts) proposed anything, by its candidates' flags."""
     present = np.bitwise_or.reduce(flags) if len(flags) else np.uint8(0)
     return sum(bool(present & FLAG[name]) for name in VARIANTS[variant]["strong"])
 

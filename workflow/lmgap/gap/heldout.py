@@ -1,10 +1,5 @@
-"""Training gaps kept out of the candidate index: the data p0 is set on.
-
-The rest mass p0 of a prediction is the chance that the gap word is not among its candidates. It
-is measured on gaps of the training split whose lines the candidate index never counts (the
-model still trains on them; only candidate coverage is measured there), so no scored split's
-own words set it. The same lines' gap words are left out of the unigram baseline's counts.
-"""
+"""Training gaps the candidate index never counts (the model still trains on them): p0 is measured
+on them, so no scored split's own words set it. The unigram baseline's counts leave them out too."""
 
 import itertools
 from collections import Counter
@@ -31,11 +26,8 @@ def raw_lines(path):
 
 
 def write_heldout(train_dir, wanted, heldout_path, gap_words_path):
-    """Write the held-out gaps (line, gap word, left, right) and the other lines' gap-word counts.
-
-    Gap words are expected.tsv's raw lines, as GEval compares them; contexts are cleaned like the
-    rebuilt text. Returns the number of held-out gaps.
-    """
+    """Write the held-out gaps (line, gap word as GEval compares expected.tsv's raw line, left and right
+    cleaned like the rebuilt text) and the other lines' gap-word counts; return the gaps' number."""
     train_dir = Path(train_dir)
     train_lines = sum(1 for _ in raw_lines(train_dir / "expected.tsv"))
     chosen = set(heldout_line_numbers(train_lines, wanted))

@@ -24,11 +24,8 @@ def read_gaps(split_dir):
 
 
 def format_line(words, probabilities, top_k, mass):
-    """One out.tsv line: the top_k words (ties by candidate order) and the rest as p0.
-
-    words: str; probabilities: the model's, normalised over the candidates; mass: their share.
-    Returns (line, listed count, p0).
-    """
+    """(One out.tsv line, words listed, p0): the top_k words (str; ties by candidate order) with mass
+    times their probability (normalised over the candidates), and the rest as p0."""
     chosen = np.argsort(-probabilities, kind="stable")[:top_k]
     tokens, listed = [], 0.0
     for index in chosen.tolist():

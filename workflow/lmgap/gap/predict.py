@@ -1,9 +1,7 @@
-"""Score every gap's candidates with a KenLM binary model, in processes forked after loading it (sharing its memory).
-
-Candidate w between left words L and right words R scores w after all of L from <s> (`left`), then
-the first n-1 words of R and `</s>` when R is shorter (`right`): past them the model no longer sees
-w, so the sum differs from query's log10 P(L w R) by the same amount for every candidate.
-"""
+"""Every gap's candidates scored by a KenLM binary, in processes forked after loading it (sharing
+its memory). Candidate w between left words L and right words R scores w after all of L from <s>
+(`left`), then the first n-1 words of R and `</s>` when R is shorter (`right`): past them the model
+no longer sees w, so the sum differs from query's log10 P(L w R) by the same amount for every w."""
 
 import mmap
 import multiprocessing
