@@ -44,19 +44,6 @@ def write_predictions(candidates, scores, settings, outputs):
     write_out(rows(), outputs.out, outputs.stats)
 
 
-def unigram_line(gap_words, heldout_words, top_k):
-    """The baseline's line: the top_k training gap words by count, their share measured on the
-    held-out gaps; words GEval cannot read as one token (not UTF-8, or with a space) are skipped."""
-    readable = ((word, text, count) for word, count in gap_words if (text := decoded(word)) and " " not in text)
-    listed = list(itertools.islice(readable, top_k))
-    chosen = {word for word, _, _ in listed}
-    hits = sum(word in chosen for word in heldout_words)
-    mass = (hits + 1) / (len(heldout_words) + 2)
-    total = sum(count for _, _, count in listed)
-    probabilities = np.array([count / total for _, _, count in listed]) if listed else np.zeros(0)
-    return format_line([text for _, text, _ in listed], probabilities, top_k, mass)
-
-
 def write_model_predictions(inputs, settings, outputs):
     """write_predictions from the files of rules gap_candidates and gap_logprobs (inputs:
     candidates, logprobs, coverage; settings: variant, top_k)."""
@@ -68,9 +55,17 @@ def write_model_predictions(inputs, settings, outputs):
 
 
 def write_unigram_predictions(inputs, split_dir, top_k, outputs):
-    """The baseline's out.tsv and stats (inputs: gap_words, heldout): the same line for each line of
-    a split (its in.tsv.xz sets the count; its words stay unread)."""
+    """The baseline's out.tsv and stats (inputs: gap_words, heldout): on each line of a split's in.tsv.xz,
+    the top_k training gap words by count, their share measured on the held-out gaps."""
+    heldout = read_heldout(inputs.heldout)
+    # Words GEval cannot read as one token (not UTF-8, or with a space) are skipped.
+    gap_words = read_gap_words(inputs.gap_words)
+    readable = ((word, text, count) for word, count in gap_words if (text := decoded(word)) and " " not in text)
+    listed = list(itertools.islice(readable, top_k))
+    chosen = {word for word, _, _ in listed}
+    mass = (sum(word in chosen for _, word, _, _ in heldout) + 1) / (len(heldout) + 2)
+    total = sum(count for _, _, count in listed)
+    probabilities = np.array([count / total for _, _, count in listed]) if listed else np.zeros(0)
+    line, shown, p0 = format_line([text for _, text, _ in listed], probabilities, top_k, mass)
     lines = sum(len(block) for block in read_contexts(split_dir))
-    heldout_words = [word for _, word, _, _ in read_heldout(inputs.heldout)]
-    line, listed, p0 = unigram_line(read_gap_words(inputs.gap_words), heldout_words, top_k)
-    write_out(((line, listed, listed, p0) for _ in range(lines)), outputs.out, outputs.stats)
+    write_out(((line, shown, shown, p0) for _ in range(lines)), outputs.out, outputs.stats)
