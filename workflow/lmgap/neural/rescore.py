@@ -90,12 +90,6 @@ def cache_bytes(cache):
     return max(1, sum(layer.keys.nbytes + layer.values.nbytes for layer in cache.layers))
 
 
-def normalised_scores(scores):
-    """Probabilities proportional to exp(score), summing to one."""
-    weights = np.exp(scores - scores.max())
-    return weights / weights.sum()
-
-
 def rescored_words(base_line, count, document_line=None, document_count=0):
     """The base prediction's `count` most probable words, then the document family's `document_count`
     most probable that those lack (its page's words), and the mass the base line gives them."""
@@ -127,7 +121,8 @@ def write_rescored(rescorer, split_dir, inputs, settings, outputs, log):
             words, mass = rescored_words(line, settings["candidates"], document, settings["document_words"])
             if words:
                 scores = rescorer.score(left.decode("utf-8", "replace"), words, right.decode("utf-8", "replace"))
-                text, listed, p0 = format_line(words, normalised_scores(scores), settings["top_k"], mass)
+                weights = np.exp(scores - scores.max())
+                text, listed, p0 = format_line(words, weights / weights.sum(), settings["top_k"], mass)
                 yield text, len(words), listed, p0
             else:
                 yield ":1", 0, 0, 1.0
