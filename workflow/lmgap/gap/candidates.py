@@ -176,11 +176,6 @@ class ContextIndex:
             tops[name] = (offsets, word)
         return tops
 
-    def frequent(self, count):
-        """The count most frequent words (ties: first appearance first)."""
-        order = np.lexsort((np.arange(len(self.unigram)), -self.unigram))
-        return np.array([w for w in order[: count + 2] if w > 1 and self.unigram[w] > 0][:count], dtype=np.int64)
-
     def document_words(self, left, right):
         """(left ids, right ids): the distinct words of a gap's contexts (lists of bytes)."""
         return tuple(np.unique(self._ids(words)) for words in (left, right))
@@ -189,7 +184,9 @@ class ContextIndex:
         """(offsets, word ids, source flags) of every gap's candidates, given their document_words;
         padding and words that are not UTF-8 (GEval reads UTF-8) are left out."""
         tops = self.top(per_context)
-        common = self.frequent(frequent)
+        # The `frequent` most frequent words seen (not padding), ties by first appearance.
+        order = np.lexsort((np.arange(len(self.unigram)), -self.unigram))
+        common = np.array([w for w in order[: frequent + 2] if w > 1 and self.unigram[w]][:frequent], dtype=np.int64)
         words = list(self.vocab)
         in_documents = [ids for pair in documents for ids in pair]
         proposed = np.unique(np.concatenate([common, *(found for _, found in tops.values()), *in_documents]))
@@ -292,15 +289,9 @@ def line_spans(path, parts):
             if end > start:
                 spans.append((start, end, number))
                 handle.seek(start)
-                number += _newlines(handle, end - start)
+                number += sum(handle.read(min(end - at, 1 << 20)).count(b"\n") for at in range(start, end, 1 << 20))
             start = end
     return spans
-
-
-def _newlines(handle, length):
-    """The line ends in the next length bytes of a binary file."""
-    blocks = (handle.read(min(length - done, 1 << 20)) for done in range(0, length, 1 << 20))
-    return sum(block.count(b"\n") for block in blocks)
 
 
 def build_candidates(text_path, gaps, skip_lines, per_context, frequent, workers=1):
