@@ -1,5 +1,3 @@
-"""Entry point of rule build_kenlm."""
-
 from pathlib import Path
 
 from lmgap.ngram.build import build_kenlm

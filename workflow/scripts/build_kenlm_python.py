@@ -1,5 +1,3 @@
-"""Entry point of rule build_kenlm_python."""
-
 from lmgap.ngram.build import build_python_module
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule corpus_manifest."""
-
 from lmgap.corpus.fetch import write_manifest
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule fetch_corpus."""
-
 from lmgap.corpus.fetch import fetch_corpus
 from lmgap.scriptio import run
 

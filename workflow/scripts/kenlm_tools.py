@@ -1,5 +1,3 @@
-"""Entry point of rule kenlm_tools."""
-
 from lmgap.ngram.build import record_user_tools
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule rebuild_text."""
-
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.scriptio import run, split_dir
 

@@ -1,5 +1,3 @@
-"""Entry point of rule sample_training_text."""
-
 from lmgap.corpus.sampling import write_sample
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of checkpoint split_fingerprint."""
-
 from lmgap.corpus.fetch import write_fingerprint
 from lmgap.scriptio import run
 

@@ -1,5 +1,3 @@
-"""Entry point of rule train_neural."""
-
 import json
 
 from lmgap.neural.train import train

@@ -1,5 +1,3 @@
-"""Entry point of rule train_tokenizer."""
-
 from lmgap.neural.tokenizer import train_tokenizer
 from lmgap.scriptio import run
 

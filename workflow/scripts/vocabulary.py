@@ -1,5 +1,3 @@
-"""Entry point of rule vocabulary."""
-
 from lmgap.corpus.vocabulary import write_vocabulary
 from lmgap.scriptio import run
 
