@@ -9,6 +9,7 @@ where the input is accepted, in a result equal to the well-formed input's."""
 import lzma
 import re
 import shutil
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -217,9 +218,9 @@ def read_by_the_jobs(root, work):
     """What fetch_corpus, split_fingerprint, rebuild_text, document_years and gap_heldout do with a
     corpus (their own functions, in the order the run takes them); the fetch's warnings."""
     with open(work / "fetch.log", "w") as log:
-        fetch_corpus(
-            str(root), None, str(work / "clone"), required_files("train", ["dev-0"], False), work / "fetched.json", log
-        )
+        required = required_files("train", ["dev-0"], False)
+        params = SimpleNamespace(source=str(root), commit=None, clone_dir=str(work / "clone"), required=required)
+        fetch_corpus(params, work / "fetched.json", log)
     for split in ("train", "dev-0"):
         write_fingerprint(work / "fetched.json", split, work / f"{split}.json", scored_for_gaps=split == "dev-0")
         rebuild_split(root / split, work / f"{split}.txt")

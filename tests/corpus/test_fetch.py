@@ -4,6 +4,7 @@ import gzip
 import hashlib
 import lzma
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 
@@ -42,7 +43,8 @@ def fetch(tmp_path, source, commit=None, required=REQUIRED):
     """The corpus steps: fetch and check, each split's fingerprint, and the manifest."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     with open(tmp_path / "fetch.log", "w") as log:
-        fetch_corpus(source, commit, tmp_path / "clone", required, tmp_path / "fetched.json", log)
+        params = SimpleNamespace(source=source, commit=commit, clone_dir=tmp_path / "clone", required=required)
+        fetch_corpus(params, tmp_path / "fetched.json", log)
     for split in sorted({name.split("/")[0] for name in required}):
         write_fingerprint(tmp_path / "fetched.json", split, tmp_path / f"{split}.json")
     return write_manifest(tmp_path / "fetched.json", tmp_path / "manifest.json")

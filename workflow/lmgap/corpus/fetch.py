@@ -308,15 +308,16 @@ def _first_lines(numbers, shown=5):
     return ", ".join(map(str, numbers[:shown])) + more
 
 
-def fetch_corpus(source, commit, clone_dir, required, record_path, log):
-    """Make the corpus available (cloning URLs, or local folders pinned to a commit), check it and
-    record where it is and each split's fingerprint; cheap, so that the rebuild starts at once."""
+def fetch_corpus(params, record_path, log):
+    """Make the corpus available (params: source, commit, clone_dir, required; URLs and pinned commits cloned),
+    check it and record where it is and each split's fingerprint; cheap, so that the rebuild starts at once."""
+    source, commit, required = params.source, params.commit, params.required
     if is_url(source) or commit:
         if not is_url(source) and not Path(source).is_dir():
             raise LmgapError(f"corpus.source {source} is neither a git URL nor a directory")
         check_commit_source(source, commit)
-        clone(source, commit, clone_dir, log)
-        root = Path(clone_dir)
+        clone(source, commit, params.clone_dir, log)
+        root = Path(params.clone_dir)
     else:
         root = Path(source)
         if not root.is_dir():
