@@ -3,11 +3,5 @@ from lmgap.scriptio import run
 
 run(
     snakemake,
-    lambda log: build_python_module(
-        snakemake.params.version,
-        snakemake.params.sha256,
-        int(snakemake.wildcards.max_order),
-        snakemake.output.module,
-        log,
-    ),
+    lambda log: build_python_module(snakemake.params, int(snakemake.wildcards.max_order), snakemake.output.module, log),
 )

@@ -82,17 +82,19 @@ def configure_and_make(source, build, max_order, threads, log):
     _run(["make", f"-j{threads}", *TOOLS], log, "compiling KenLM", cwd=build)
 
 
-def build_kenlm(version, sha256, max_order, bin_dir, threads, log):
-    """Download, verify and compile KenLM; install the tools into bin_dir atomically."""
-    Path(bin_dir).mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="kenlm-build-", dir=Path(bin_dir).parent) as work:
+def build_kenlm(pin, max_order, outputs, threads, log):
+    """Download KenLM's source (pin: its version and sha256), verify and compile it; install each tool
+    at its output (outputs: lmplz, query, build_binary) atomically."""
+    bin_dir = Path(outputs.lmplz).parent
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kenlm-build-", dir=bin_dir.parent) as work:
         work = Path(work).resolve()
-        sdist = download_sdist(version, sha256, work, log)
+        sdist = download_sdist(pin.version, pin.sha256, work, log)
         with tarfile.open(sdist) as archive:
             archive.extractall(work, filter="data")
-        configure_and_make(work / f"kenlm-{version}", work / "build", max_order, threads, log)
+        configure_and_make(work / f"kenlm-{pin.version}", work / "build", max_order, threads, log)
         for tool in TOOLS:
-            with atomic_path(Path(bin_dir) / tool) as tmp:
+            with atomic_path(getattr(outputs, tool)) as tmp:
                 shutil.copy2(work / "build" / "bin" / tool, tmp)
 
 
@@ -126,13 +128,12 @@ def compiled_max_order(query):
     raise LmgapError(f"{query} did not say its maximum order; is it KenLM's query?")
 
 
-def build_python_module(version, sha256, max_order, target, log):
-    """Install the kenlm Python module compiled for max_order into target, from the pinned sdist, never
-    a cached wheel (it may be another order's), and check that it loads a model of max_order."""
-    target = Path(target)
+def build_python_module(pin, max_order, target, log):
+    """Install the kenlm Python module compiled for max_order into target, from the sdist pinned (pin: version,
+    sha256), never a cached wheel (it may be another order's), and check that it loads a model of max_order."""
     with atomic_path(target) as tmp, tempfile.TemporaryDirectory(prefix="kenlm-python-") as work:
         _run(
-            _pinned_pip(version, sha256, work, "install", "--no-cache-dir", "--target", str(tmp)),
+            _pinned_pip(pin.version, pin.sha256, work, "install", "--no-cache-dir", "--target", str(tmp)),
             log,
             f"building the kenlm Python module with maximum order {max_order}",
             env={**os.environ, "MAX_ORDER": str(max_order), "PATH": _without_cmake(work)},
