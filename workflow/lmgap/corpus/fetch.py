@@ -14,15 +14,10 @@ from ..atomic import temporary_sibling, write_json
 from ..errors import LmgapError
 from ..files import count_text_lines, head_commit, read_json, sha256
 from .place import is_url
-from .rebuild import clean, header_path, line_count_mismatch, split_columns, year_column
+from .rebuild import clean, header_names, header_path, line_count_mismatch, year_column
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
-
-
-def split_files(split):
-    """The files a scored split must hold."""
-    return [f"{split}/in.tsv.xz", f"{split}/expected.tsv"]
 
 
 def check_commit_source(source, commit):
@@ -161,7 +156,7 @@ def required_files(train_split, eval_splits, test_a):
     """{file: the config key that asks for it} of every file the config needs."""
     wanted = {}
     for split, key in [(train_split, "train_split"), *((split, "eval_splits") for split in eval_splits)]:
-        for name in split_files(split):
+        for name in (f"{split}/in.tsv.xz", f"{split}/expected.tsv"):
             wanted.setdefault(name, key)
     if test_a:
         wanted.setdefault("test-A/in.tsv.xz", "corpus.test_a")
@@ -230,7 +225,7 @@ def fingerprint(root, split, described):
     split_dir = Path(root) / split
     header = None
     if header_path(split_dir):
-        header = {"columns": split_columns(split_dir), "year_column": year_column(split_dir)}
+        header = {"columns": len(header_names(split_dir)), "year_column": year_column(split_dir)}
     digests = {
         name: lines_sha256(Path(root) / name) if name.endswith("expected.tsv") else described[name]["sha256"]
         for name in names

@@ -37,12 +37,6 @@ def header_names(split_dir):
     return header.read_bytes().removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r").split(b"\t")
 
 
-def split_columns(split_dir):
-    """Number of in.tsv columns declared by in-header.tsv, or None when there is none."""
-    names = header_names(split_dir)
-    return None if names is None else len(names)
-
-
 def clean(field):
     """Turn escaped line breaks, `<s>`, `</s>`, `<unk>` and odd control characters into spaces."""
     field = field.replace(ESCAPED_NEWLINE, b" ")
@@ -126,7 +120,7 @@ def read_contexts(split_dir):
     if not in_path.exists():
         raise LmgapError(f"{in_path} is missing: every split needs its in.tsv.xz")
     header = header_path(split_dir)
-    columns = split_columns(split_dir)
+    columns = len(header_names(split_dir) or [])
     count = 0
     try:
         for lines in _lines(in_path, compressed=True):
