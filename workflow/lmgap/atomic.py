@@ -69,11 +69,3 @@ def write_json(record, path):
     with atomic_open(path) as out:
         json.dump(record, out, indent=2, sort_keys=True)
         out.write("\n")
-
-
-def move_into_place(moves, log):
-    """Rename each (source, target) of moves: within one file system, no byte is copied."""
-    for source, target in moves:
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        os.replace(source, target)
-        log.write(f"{source} -> {target}\n")

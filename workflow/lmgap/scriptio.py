@@ -1,11 +1,11 @@
 """What every `script:` entry point shares: the log, and errors shown to the user."""
 
 import errno
+import os
 import sys
 import traceback
 from pathlib import Path
 
-from .atomic import move_into_place
 from .corpus.place import corpus_root
 from .errors import LmgapError
 
@@ -70,6 +70,10 @@ def split_dir(snakemake, split=None):
 
 
 def install(snakemake, log):
-    """Move each trained_NAME input of the job to its output NAME (rules install_model and
-    install_neural: a model put in place once its training has written every file)."""
-    move_into_place([(snakemake.input[f"trained_{name}"], path) for name, path in snakemake.output.items()], log)
+    """Rename each trained_NAME input of the job to its output NAME, copying no byte (rules install_model
+    and install_neural: a model put in place once its training has written every file)."""
+    for name, target in snakemake.output.items():
+        source = snakemake.input[f"trained_{name}"]
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+        log.write(f"{source} -> {target}\n")
