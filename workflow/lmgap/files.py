@@ -11,11 +11,8 @@ from .errors import LmgapError
 
 def sha256(path):
     """Hex sha256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 class DamagedRecord(LmgapError, ValueError):
