@@ -9,12 +9,8 @@ def token_words(text, offsets):
     """The word (from 0) each token of text (single-spaced) belongs to, by its character offsets; a space
     belongs to the word it starts, as GPT-2's `Ġword` tokens carry the space before their word."""
     word_of_char = np.cumsum([char == " " for char in text], dtype=np.int64)
-    owners = []
-    for start, end in offsets:
-        # A byte-level token inside one character may have an empty span: its character.
-        last = max(end - 1, start)
-        owners.append(int(word_of_char[min(last, len(text) - 1)]) if text else 0)
-    return owners
+    # A byte-level token inside one character may have an empty span: its character.
+    return [int(word_of_char[min(max(end - 1, start), len(text) - 1)]) if text else 0 for start, end in offsets]
 
 
 def word_logprobs(token_logprobs, owners, words):
