@@ -14,9 +14,10 @@ def train_both_ways(tmp_path, kenlm_bin, text, order=3):
         binary = tmp_path / f"model-{fallback}.binary"
         with open(tmp_path / "train.log", "w") as log:
             *_, orders = train(
-                {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary"},
+                {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary", "text": text},
                 {"order": order, "mem_mb": 256, "discount_fallback": fallback},
-                {"tmpdir": tmp_path / "tmp", "text": text, "binary": binary},
+                {"binary": binary},
+                tmp_path / "tmp",
                 log,
             )
         made.append((binary.read_bytes(), orders))
@@ -43,9 +44,10 @@ def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
     text.write_text("a b c\na b d\n")
     with open(tmp_path / "train.log", "w") as log:
         *_, fallback = train(
-            {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary"},
+            {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary", "text": text},
             {"order": 3, "mem_mb": 256, "discount_fallback": True},
-            {"tmpdir": tmp_path / "tmp", "text": text, "binary": tmp_path / "model.binary"},
+            {"binary": tmp_path / "model.binary"},
+            tmp_path / "tmp",
             log,
         )
     assert fallback == [1, 2, 3]

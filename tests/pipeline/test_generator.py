@@ -91,9 +91,9 @@ import json, sys
 from lmgap.ngram.run import train
 bin_dir, order, text, out = sys.argv[1:]
 with open(out + "/train.log", "w") as log:
-    counts, usage, *_ = train({"lmplz": bin_dir + "/lmplz", "build_binary": bin_dir + "/build_binary"},
+    counts, usage, *_ = train({"lmplz": bin_dir + "/lmplz", "build_binary": bin_dir + "/build_binary", "text": text},
                               {"order": int(order), "mem_mb": 1024},
-                              {"tmpdir": out + "/tmp", "text": text, "binary": out + "/model.binary"}, log)
+                              {"binary": out + "/model.binary"}, out + "/tmp", log)
 print(json.dumps({"counts": [counts[k] for k in sorted(counts)], "usage": usage}))
 """
 

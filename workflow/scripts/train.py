@@ -16,16 +16,9 @@ def main(log):
     # The figures the rule reserved this job's memory from, read again from the same text.
     tokens = text_tokens(snakemake.input.text)
     lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text))
+    temp = temp_dir(snakemake.config, snakemake.wildcards.model)
     counts, usage, words, fallback = train(
-        {"lmplz": snakemake.input.lmplz, "build_binary": snakemake.input.build_binary},
-        {**options, "mem_mb": lmplz_mb},
-        {
-            "tmpdir": temp_dir(snakemake.config, snakemake.wildcards.model),
-            "text": snakemake.input.text,
-            "binary": snakemake.output.binary,
-            "arpa": snakemake.output.get("arpa"),
-        },
-        log,
+        snakemake.input, {**options, "mem_mb": lmplz_mb}, snakemake.output, temp, log
     )
     # ngrams[k - 1]: distinct k-grams; the text's tokens as the tables count them (lmplz's words and a
     # `</s>` per line); the orders whose discounts --discount_fallback filled in (the tables name them).

@@ -38,16 +38,16 @@ def temp_dir(config, model):
     return Path(root) / model
 
 
-def train(tools, options, paths, log):
-    """Train with lmplz piped into build_binary, no multi-GB ARPA file on disk (paths: tmpdir, text, binary,
-    arpa for a copy); ({order: n-grams}, {tool: usage}, words lmplz read, orders given fallback discounts)."""
+def train(inputs, options, outputs, temp, log):
+    """lmplz piped into build_binary, no multi-GB ARPA on disk (inputs: lmplz, build_binary, text; outputs: binary, arpa
+    for a copy; temp: temp_dir's); ({order: n-grams}, {tool: usage}, words read, orders given fallback discounts)."""
     # The job's own folder, named by its host and process: another run, here or on another node
     # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
     # A killed job's folder on this host (its process gone) is removed, with the blocks it left.
-    order, text, binary, arpa = options["order"], paths["text"], paths["binary"], paths.get("arpa")
+    order, text, binary, arpa = options["order"], inputs["text"], outputs["binary"], outputs.get("arpa")
     host = f"{socket.gethostname()}-"
-    remove_stale_siblings(paths["tmpdir"], host)
-    root, tmpdir = Path(paths["tmpdir"]).parent, temporary_sibling(paths["tmpdir"], host)
+    remove_stale_siblings(temp, host)
+    root, tmpdir = Path(temp).parent, temporary_sibling(temp, host)
     try:
         tmpdir.mkdir(parents=True)
     except OSError as err:
@@ -55,15 +55,15 @@ def train(tools, options, paths, log):
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
             "to a folder you can write to."
         ) from None
-    lmplz_cmd = lmplz_command(tools["lmplz"], options, f"{tmpdir}/", text)
+    lmplz_cmd = lmplz_command(inputs["lmplz"], options, f"{tmpdir}/", text)
     try:
-        with contextlib.ExitStack() as outputs:
-            binary_tmp = outputs.enter_context(atomic_path(binary))
-            copy = outputs.enter_context(atomic_open(arpa, "wb")) if arpa else None
+        with contextlib.ExitStack() as stack:
+            binary_tmp = stack.enter_context(atomic_path(binary))
+            copy = stack.enter_context(atomic_open(arpa, "wb")) if arpa else None
             # Their messages wait in the system's temporary folder, not in -T, which may be full.
             with tempfile.TemporaryFile("w+") as lmplz_err, tempfile.TemporaryFile("w+") as bb_err:
                 # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
-                bb_cmd = [str(tools["build_binary"]), "/dev/stdin", str(binary_tmp)]
+                bb_cmd = [str(inputs["build_binary"]), "/dev/stdin", str(binary_tmp)]
                 # The commands as a person would type them, -S included, to rerun or audit a model.
                 log.write(f"{shlex.join(lmplz_cmd)} | {shlex.join(bb_cmd)}\n")
                 log.flush()
