@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ..atomic import temporary_sibling, write_json
+from ..atomic import atomic_path, write_json
 from ..errors import LmgapError
 from ..files import count_text_lines, head_commit, read_json, sha256
 from .place import is_url
@@ -63,10 +63,7 @@ def check_reachable(source):
 def clone(source, commit, dest, log):
     """Clone source shallowly into dest (replacing it), at commit if one is given."""
     check_reachable(source)
-    dest = Path(dest)
-    tmp = temporary_sibling(dest)
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
+    with atomic_path(dest) as tmp:
         url = source if is_url(source) else Path(source).resolve().as_uri()
         done = _git(["clone", "--depth", "1", "--no-checkout", "--", url, str(tmp)], log)
         if done.returncode:
@@ -81,11 +78,8 @@ def clone(source, commit, dest, log):
                 f"commit {commit} is not in {source} ({done.stderr.strip()}); "
                 "fix corpus.commit or leave it empty for the newest commit"
             )
+        # os.replace puts a folder only where none is, or an empty one.
         shutil.rmtree(dest, ignore_errors=True)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def check_line_counts(root, described):
