@@ -3,6 +3,7 @@ scoring chunks and prefixes one by one, word-level sums on a hand-worked example
 model trained on a Markov chain against the chain's own perplexity."""
 
 import hashlib
+import io
 import math
 import random
 import string
@@ -159,6 +160,7 @@ def markov(tmp_path_factory):
         settings,
         {"model": root / "model", "loss": root / "loss.tsv", "record": root / "training.json"},
         threads=2,
+        log=io.StringIO(),
     )
     return root, source, sentences["test"], record
 
@@ -209,6 +211,7 @@ def test_training_is_deterministic_for_a_seed(tmp_path, markov):
             {**settings, "seed": seed},
             {"model": tmp_path / run, "loss": tmp_path / f"{run}.tsv", "record": tmp_path / f"{run}.json"},
             threads=2,
+            log=io.StringIO(),
         )
         digests.append(hashlib.sha256((tmp_path / run / "model.safetensors").read_bytes()).hexdigest())
     assert digests[0] == digests[1] != digests[2]

@@ -2,6 +2,7 @@
 text, deterministically for a seed (on the CPU, with the same number of threads)."""
 
 import itertools
+import json
 import math
 import os
 import time
@@ -64,9 +65,9 @@ def build_model(settings, vocab_size, end_id):
     return GPT2LMHeadModel(config)
 
 
-def train(inputs, settings, outputs, threads):
+def train(inputs, settings, outputs, threads, log):
     """Train, then write outputs: model (a folder from_pretrained loads), loss (every step's) and record
-    (what it cost); inputs: text, tokenizer."""
+    (what it cost, in the log too); inputs: text, tokenizer."""
     text_path = inputs["text"]
     import torch
     from transformers import PreTrainedTokenizerFast
@@ -134,4 +135,5 @@ def train(inputs, settings, outputs, threads):
         "torch": torch.__version__,
     }
     write_json(record, outputs["record"])
+    log.write(json.dumps(record, indent=2, sort_keys=True) + "\n")
     return record
