@@ -23,10 +23,8 @@ def header_path(split_dir):
     """The in-header.tsv that describes a split's in.tsv: the split's own, else the one the
     challenge's repositories keep at their top level for every split; None when neither exists."""
     split_dir = Path(split_dir)
-    for path in (split_dir / "in-header.tsv", split_dir.parent / "in-header.tsv"):
-        if path.is_file():
-            return path
-    return None
+    candidates = (split_dir / "in-header.tsv", split_dir.parent / "in-header.tsv")
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def header_names(split_dir):
@@ -64,21 +62,17 @@ def _blocks(path, compressed):
             raise CorruptInput(str(err)) from None
         return
     with subprocess.Popen([xz, "-dc", "--", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        # A pipe widened to a megabyte lets xz run ahead while a block is rebuilt.
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
         try:
-            yield from _drained(proc.stdout)
+            yield from iter(lambda: proc.stdout.read1(BLOCK), b"")
         finally:
             proc.stdout.close()
             error = proc.stderr.read().decode(errors="replace").strip()
             proc.wait()
         if proc.returncode:
             raise CorruptInput(error.replace(f"{xz}: ", "").replace(f"{path}: ", ""))
-
-
-def _drained(pipe):
-    """Blocks of a pipe widened to a megabyte, so that xz runs ahead while a block is rebuilt."""
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
-    yield from iter(lambda: pipe.read1(BLOCK), b"")
 
 
 def _lines(path, compressed=False):
