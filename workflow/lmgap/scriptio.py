@@ -63,9 +63,8 @@ def full_disk(err, outputs):
 
 
 def split_dir(snakemake, split=None):
-    """A split's folder in the corpus (the job's `split` wildcard unless given). It comes from the
-    config, not from an input or a parameter: where the corpus lies determines no result, so
-    moving it must rerun nothing."""
+    """A split's folder (the job's `split` wildcard unless given), from the config, not an input or a
+    parameter: where the corpus lies determines no result, so moving it must rerun nothing."""
     return corpus_root(snakemake.config["corpus"]) / (split or snakemake.wildcards.split)
 
 
