@@ -106,19 +106,14 @@ def check_line_counts(root, described):
 
 def first_blank_line(path):
     """The number of a file's (decompressed) first empty line, or None."""
-    opener = lzma.open if Path(path).suffix == ".xz" else open
-    with opener(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.rstrip(b"\r\n"):
-                return number
-    return None
+    with (lzma.open if Path(path).suffix == ".xz" else open)(path, "rb") as handle:
+        return next((number for number, line in enumerate(handle, start=1) if not line.rstrip(b"\r\n")), None)
 
 
 def describe_file(path):
     """sha256 of the file's bytes and the number of lines of its (decompressed) text."""
-    opener = lzma.open if path.suffix == ".xz" else open
     try:
-        with opener(path, "rb") as text:
+        with (lzma.open if path.suffix == ".xz" else open)(path, "rb") as text:
             lines = count_text_lines(text)
     except (lzma.LZMAError, EOFError) as err:
         raise LmgapError(f"{path} is corrupt or truncated ({err}); fetch the corpus again") from None
