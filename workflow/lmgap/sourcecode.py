@@ -131,10 +131,7 @@ def _absolute(node, module, path):
 
 def _module_path(name, workflow):
     base = workflow.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+    return next((path for path in (base.with_suffix(".py"), base / "__init__.py") if path.is_file()), None)
 
 
 def _module_files(name, workflow):
