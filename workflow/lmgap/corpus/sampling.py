@@ -30,10 +30,10 @@ def count_lines(path):
         return count_newlines(handle)
 
 
-def write_sample(text_path, fraction, out_path):
-    """The chosen lines of a training text, in their order; returns (lines kept, lines in all)."""
+def write_sample(text_path, fraction, out_path, log):
+    """The chosen lines of a training text, in their order; how many of all, in the log."""
     total = count_lines(text_path)
     chosen = sample_mask(total, fraction)
     with open(text_path, "rb") as source, atomic_open(out_path, "wb") as out:
         out.writelines(line for keep, line in zip(chosen.tolist(), source) if keep)
-    return int(chosen.sum()), total
+    log.write(f"kept {int(chosen.sum())} of {total} lines (train_fraction {fraction})\n")
