@@ -97,15 +97,6 @@ def line_count_mismatch(name, gaps, lines, blank=None):
     )
 
 
-def check_gap_word(word, name, number):
-    """A gap word is one token: a tab in it would shift every column after it."""
-    if b"\t" in word:
-        raise LmgapError(
-            f"{name}expected.tsv line {number} has a tab in its gap word; "
-            "a gap word is one whitespace token: fix that line"
-        )
-
-
 def read_contexts(split_dir):
     """Lists of (left, right) contexts of in.tsv.xz lines, cleaned like the rebuilt text, block by
     block; an LmgapError naming the line whose column count is off."""
@@ -154,7 +145,11 @@ def with_gap_words(split_dir, gap_words):
                 rest = len(contexts) - index + sum(len(block) for block in blocks)
                 raise line_count_mismatch(name, count, count + rest, blank)
             count += 1
-            check_gap_word(gap, name, count)
+            if b"\t" in gap:
+                raise LmgapError(
+                    f"{name}expected.tsv line {count} has a tab in its gap word; "
+                    "a gap word is one whitespace token: fix that line"
+                )
             blank = blank or (count if not gap.strip() else None)
             lines.append((left, gap, right))
         yield lines
