@@ -203,13 +203,10 @@ def write_years(split_dir, out_path):
             return 0
         try:
             for lines in _lines(split_dir / "in.tsv.xz", compressed=True):
-                rows = []
-                for line in lines:
-                    fields = line.split(b"\t", column + 1)
-                    year = parse_year(fields[column]) if len(fields) > column else None
-                    known += year is not None
-                    rows.append("" if year is None else repr(year))
-                out.write("\n".join(rows) + "\n")
+                fields = [line.split(b"\t", column + 1) for line in lines]
+                years = [parse_year(row[column]) if len(row) > column else None for row in fields]
+                known += sum(year is not None for year in years)
+                out.write("".join("\n" if year is None else f"{year!r}\n" for year in years))
         except CorruptInput as err:
             raise LmgapError(
                 f"{split_dir / 'in.tsv.xz'} is corrupt or truncated ({err}); fetch the corpus again"
