@@ -13,11 +13,8 @@ MARKERS = ("<s>", "</s>", "<unk>")
 def word_types(path):
     """The distinct words of a rebuilt text as KenLM splits them: at ASCII whitespace, which
     the rebuilt text holds only as space, tab and line end (lmgap.corpus.rebuild.clean)."""
-    words = set()
     with open(path, "rb") as handle:
-        for line in handle:
-            words.update(line.split())
-    return words
+        return {word for line in handle for word in line.split()}
 
 
 def write_vocabulary(train_text, scored_texts, out):
