@@ -9,10 +9,6 @@ from pathlib import Path
 from .corpus.place import corpus_root
 from .errors import LmgapError
 
-# What `neural:` needs in the environment its jobs run in, and how to install it.
-NEURAL_MODULES = ("torch", "transformers", "tokenizers")
-NEURAL_INSTALL = "make setup-neural (or .venv/bin/pip install -e '.[neural]')"
-
 
 def run(snakemake, main):
     """Call main(log) with the job's log open; show LmgapError messages on the console too."""
@@ -27,12 +23,12 @@ def run(snakemake, main):
                     raise
                 raise LmgapError(full_disk(err, snakemake.output)) from None
             except ModuleNotFoundError as err:
-                if err.name not in NEURAL_MODULES:
+                if err.name not in ("torch", "transformers", "tokenizers"):
                     raise
                 raise LmgapError(
-                    f"{err.name} is not installed (make run leaves the neural models' packages out), "
-                    "and the config's neural: asks for a model: install them with "
-                    f"{NEURAL_INSTALL}, or set neural: {{}}"
+                    f"{err.name} is not installed (make run leaves the neural models' packages out), and the "
+                    "config's neural: asks for a model: install them with make setup-neural (or .venv/bin/pip "
+                    "install -e '.[neural]'), or set neural: {}"
                 ) from None
         except LmgapError as err:
             log.write(f"\nERROR: {err}\n")
