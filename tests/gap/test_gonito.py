@@ -84,6 +84,17 @@ def test_the_clone_s_own_uncommitted_work_is_never_overwritten(submission_and_cl
     assert (clone / "dev-0/out.tsv").read_bytes() == (submission / "dev-0/out.tsv").read_bytes()
 
 
+def test_an_out_tsv_without_its_last_line_end_is_counted_by_its_lines(submission_and_clone):
+    # GEval reads a last line without its end as a line: two predictions for two gaps.
+    submission, clone = submission_and_clone
+    (submission / "dev-0/out.tsv").write_text("the:0.5 :0.5\nof:0.5 :0.5")
+    copy_into(submission, clone)
+    assert (clone / "dev-0/out.tsv").read_text() == "the:0.5 :0.5\nof:0.5 :0.5"
+    (submission / "dev-0/out.tsv").write_text("the:0.5 :0.5")
+    with pytest.raises(LmgapError, match=r"dev-0/out.tsv has 1 lines but .*dev-0/in.tsv.xz has 2"):
+        copy_into(submission, clone)
+
+
 def test_a_split_the_pipeline_does_not_predict_is_named_as_such(submission_and_clone):
     submission, clone = submission_and_clone
     xz(clone / "test-B/in.tsv.xz", ["a", "b"])

@@ -53,11 +53,6 @@ def model_file(pattern, model, split=None, **wildcards):
     return pattern.format(model=model, neural=model, split=split, **wildcards)
 
 
-def count_newlines(handle):
-    """The line ends in a binary stream, read in blocks."""
-    return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
-
-
 def count_text_lines(handle):
     """The lines of a binary stream as a reader takes them: a last line without its end counts."""
     lines, last = 0, b"\n"

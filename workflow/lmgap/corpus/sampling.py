@@ -4,7 +4,7 @@ nested, so the 1% sample lies inside the 10% sample, which lies inside the whole
 import numpy as np
 
 from ..atomic import atomic_open
-from ..files import count_newlines
+from ..files import count_text_lines
 
 # Every run draws the same keys: a model of a fraction is the same model on every machine.
 SEED = 20261121
@@ -27,7 +27,7 @@ def sample_mask(count, fraction, seed=SEED):
 
 def count_lines(path):
     with open(path, "rb") as handle:
-        return count_newlines(handle)
+        return count_text_lines(handle)
 
 
 def write_sample(text_path, fraction, out_path, log):

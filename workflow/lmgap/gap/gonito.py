@@ -10,7 +10,7 @@ import yaml
 from ..atomic import atomic_open, atomic_path, write_json
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
-from ..files import committed_unchanged, count_newlines, read_json, sha256
+from ..files import committed_unchanged, count_text_lines, read_json, sha256
 
 YAML = "gonito.yaml"
 # Beside the submission, never copied: the sha256 of each predicted split's in.tsv.xz, from the
@@ -129,7 +129,7 @@ def copy_into(folder, clone):
                 f"(git clone git://gonito.net/challenging-america-word-gap-prediction)"
             )
         with open(folder / split / "out.tsv", "rb") as handle:
-            lines = count_newlines(handle)
+            lines = count_text_lines(handle)
         expected = sum(len(block) for block in read_contexts(clone / split))
         if lines != expected:
             raise LmgapError(
