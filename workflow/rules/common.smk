@@ -477,6 +477,25 @@ def model_file_patterns():
     }
 
 
+# The plots, each named by its file and its report caption.
+PLOTS = (
+    "perplexity_by_order",
+    "hit_ratios",
+    "learning_curve",
+    "perplexity_by_size",
+    "document_perplexity",
+    "perplexity_by_decade",
+    "neural_training_loss",
+)
+
+
+def plot_outputs():
+    return {
+        name: report_if_made(f"results/plots/{name}.png", caption=f"../report/{name}.rst", category="Plots")
+        for name in PLOTS
+    }
+
+
 def scored_outputs(kind):
     """Every model's `metrics` or `documents` file on every scored split: the n-grams', then the
     neural models', each model's splits together."""

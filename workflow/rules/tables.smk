@@ -155,25 +155,7 @@ rule plots:
         losses=expand(rules.install_neural.output.loss, neural=NEURAL_TRAINED),
         fingerprint=all_fingerprints,
     output:
-        by_order=report_if_made(
-            "results/plots/perplexity_by_order.png", caption="../report/perplexity_by_order.rst", category="Plots"
-        ),
-        hits=report_if_made("results/plots/hit_ratios.png", caption="../report/hit_ratios.rst", category="Plots"),
-        learning_curve=report_if_made(
-            "results/plots/learning_curve.png", caption="../report/learning_curve.rst", category="Plots"
-        ),
-        by_size=report_if_made(
-            "results/plots/perplexity_by_size.png", caption="../report/perplexity_by_size.rst", category="Plots"
-        ),
-        documents=report_if_made(
-            "results/plots/document_perplexity.png", caption="../report/document_perplexity.rst", category="Plots"
-        ),
-        by_decade=report_if_made(
-            "results/plots/perplexity_by_decade.png", caption="../report/perplexity_by_decade.rst", category="Plots"
-        ),
-        training_loss=report_if_made(
-            "results/plots/neural_training_loss.png", caption="../report/neural_training_loss.rst", category="Plots"
-        ),
+        **plot_outputs(),
     log:
         "logs/plots/plots.log",
     conda:

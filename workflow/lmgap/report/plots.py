@@ -210,11 +210,13 @@ def draw_plots(inputs, params, outputs):
     """Every figure (outputs) from perplexity.tsv, decades.tsv, the documents' scores and the loss records
     (inputs); params: trained, the neural models of inputs' losses."""
     table = read_perplexity_table(inputs["table"])
-    perplexity_by_order(table, outputs["by_order"])
-    hit_ratios(table, outputs["hits"])
+    perplexity_by_order(table, outputs["perplexity_by_order"])
+    hit_ratios(table, outputs["hit_ratios"])
     learning_curve(table, outputs["learning_curve"])
-    perplexity_by_size(table, outputs["by_size"])
-    document_perplexity(load_all_documents(inputs["documents"], inputs["years"]), outputs["documents"])
-    perplexity_by_decade(pd.read_csv(inputs["decades"], sep="\t", keep_default_na=False), outputs["by_decade"])
+    perplexity_by_size(table, outputs["perplexity_by_size"])
+    document_perplexity(load_all_documents(inputs["documents"], inputs["years"]), outputs["document_perplexity"])
+    perplexity_by_decade(
+        pd.read_csv(inputs["decades"], sep="\t", keep_default_na=False), outputs["perplexity_by_decade"]
+    )
     losses = {name: pd.read_csv(path, sep="\t") for name, path in zip(params["trained"], inputs["losses"])}
-    training_loss(losses, outputs["training_loss"])
+    training_loss(losses, outputs["neural_training_loss"])
