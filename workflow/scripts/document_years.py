@@ -1,5 +1,3 @@
-"""Entry point of rule document_years."""
-
 from lmgap.corpus.rebuild import write_years
 from lmgap.scriptio import run, split_dir
 
