@@ -85,11 +85,10 @@ def _imported(path, workflow, stamp):
             base = _absolute(node, module, path)
             if base is None:
                 continue
-            found.update(_module_files(base, workflow))
-            # `from lmgap.ngram import run` imports a module; `from .atomic import write_json` a name.
+            # `from lmgap.ngram import run` imports a module, `from .atomic import write_json` a name in one:
+            # either way, what runs is the modules among base.name's prefixes (_module_files).
             for alias in node.names:
-                if _module_path(f"{base}.{alias.name}", workflow):
-                    found.update(_module_files(f"{base}.{alias.name}", workflow))
+                found.update(_module_files(f"{base}.{alias.name}", workflow))
     return frozenset(found)
 
 
@@ -135,9 +134,9 @@ def _module_path(name, workflow):
 
 
 def _module_files(name, workflow):
-    """The files that importing lmgap module `name` runs: its own and its packages' __init__.py."""
-    if name is None or name.split(".")[0] != "lmgap":
-        return set()
+    """The files that importing lmgap module `name` (or a name in it) runs: its own and its packages' __init__.py."""
     parts = name.split(".")
+    if parts[0] != "lmgap":
+        return set()
     paths = (_module_path(".".join(parts[:end]), workflow) for end in range(1, len(parts) + 1))
     return {path for path in paths if path is not None}
