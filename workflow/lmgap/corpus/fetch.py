@@ -331,7 +331,6 @@ def fetch_corpus(params, record_path, log):
         "not_utf8": not_utf8,
     }
     write_json(record, record_path)
-    return record
 
 
 def write_fingerprint(record_path, split, out_path, scored_for_gaps=False):
