@@ -154,8 +154,7 @@ def with_gap_words(split_dir, gap_words):
             lines.append((left, gap, right))
         yield lines
     extra = 0
-    for gap in gap_words:
-        extra += 1
+    for extra, gap in enumerate(gap_words, start=1):
         blank = blank or (count + extra if not gap.strip() else None)
     if extra:
         raise line_count_mismatch(name, count + extra, count, blank)
