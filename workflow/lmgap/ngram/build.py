@@ -16,13 +16,10 @@ from ..errors import LmgapError
 TOOLS = ("lmplz", "query", "build_binary")
 # The maximum order of the kenlm Python module the set-up installs (its setup.py's default).
 PYTHON_MODULE_MAX_ORDER = 6
-DEBIAN_PACKAGES = (
-    "cmake g++ make libboost-program-options-dev libboost-system-dev libboost-thread-dev "
-    "libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev"
-)
 MISSING_HELP = (
     "KenLM cannot be built: {what}. On Debian or Ubuntu install the build prerequisites with\n"
-    f"    sudo apt-get install {DEBIAN_PACKAGES}\n"
+    "    sudo apt-get install cmake g++ make libboost-program-options-dev libboost-system-dev "
+    "libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev\n"
     "or set kenlm.bin_dir to a folder holding lmplz, query and build_binary."
 )
 
