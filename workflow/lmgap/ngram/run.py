@@ -134,10 +134,7 @@ def relay_arpa(source, sink, copy=None, chunk=1 << 20):
     """Pass lmplz's ARPA output on to build_binary, spliced inside the kernel after the header unless
     copy (a file) wants it too; the header's n-gram counts, None if the stream ends first."""
     head = b""
-    while b"-grams:" not in head:
-        block = os.read(source.fileno(), chunk)
-        if not block:
-            break
+    while b"-grams:" not in head and (block := os.read(source.fileno(), chunk)):
         head += block
     counts = arpa_header_counts(head)
     try:
