@@ -69,11 +69,9 @@ def right_padded(batch, pad=0):
     causal model's positions never read later ones, so the padding changes nothing before it)."""
     import torch
 
-    ids = torch.full((len(batch), max(len(sequence) for sequence in batch)), pad, dtype=torch.long)
-    mask = torch.zeros_like(ids)
-    for row, sequence in enumerate(batch):
-        ids[row, : len(sequence)] = torch.as_tensor(sequence)
-        mask[row, : len(sequence)] = 1
+    rows = [torch.as_tensor(sequence, dtype=torch.long) for sequence in batch]
+    ids = torch.nn.utils.rnn.pad_sequence(rows, batch_first=True, padding_value=pad)
+    mask = torch.nn.utils.rnn.pad_sequence([torch.ones_like(row) for row in rows], batch_first=True)
     return ids, mask
 
 
