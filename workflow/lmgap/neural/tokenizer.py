@@ -20,8 +20,7 @@ def normalised(line):
 def read_lines(path):
     """A text's lines, normalised, streamed (the real training text is 836 MB)."""
     with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
-        for line in handle:
-            yield normalised(line)
+        yield from map(normalised, handle)
 
 
 def train_tokenizer(text_path, vocab_size, out_path):
