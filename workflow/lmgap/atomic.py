@@ -59,9 +59,8 @@ def atomic_path(path):
 @contextlib.contextmanager
 def atomic_open(path, mode="w", **kwargs):
     """Open a temporary file for writing; it replaces path only if the block succeeds."""
-    with atomic_path(path) as tmp:
-        with open(tmp, mode, **kwargs) as handle:
-            yield handle
+    with atomic_path(path) as tmp, open(tmp, mode, **kwargs) as handle:
+        yield handle
 
 
 def write_json(record, path):
