@@ -68,11 +68,10 @@ def clone(source, commit, dest, log):
         done = _git(["clone", "--depth", "1", "--no-checkout", "--", url, str(tmp)], log)
         if done.returncode:
             raise LmgapError(_offline_help(source, f"git clone failed: {done.stderr.strip()}"))
-        ref = commit or "HEAD"
         if commit and _git(["fetch", "--depth", "1", "origin", commit], log, cwd=tmp).returncode:
             # Servers may refuse to serve a commit by its hash; the full history has it.
             _git(["fetch", "--unshallow", "origin"], log, cwd=tmp)
-        done = _git(["checkout", "--quiet", ref], log, cwd=tmp)
+        done = _git(["checkout", "--quiet", commit or "HEAD"], log, cwd=tmp)
         if done.returncode:
             raise LmgapError(
                 f"commit {commit} is not in {source} ({done.stderr.strip()}); "
