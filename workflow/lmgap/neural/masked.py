@@ -33,8 +33,7 @@ def whole_words(tokenizer):
     special = set(tokenizer.all_special_ids)
     ids = [token for token in range(len(tokenizer)) if token not in special]
     decoded = tokenizer.batch_decode([[token] for token in ids])
-    pairs = [(token, text.strip()) for token, text in zip(ids, decoded)]
-    pairs = [(token, word) for token, word in pairs if len(word.split()) == 1]
+    pairs = [(token, text.strip()) for token, text in zip(ids, decoded) if len(text.split()) == 1]
     encoded = tokenizer([" " + word for _, word in pairs], add_special_tokens=False)["input_ids"]
     kept = [(token, word) for (token, word), again in zip(pairs, encoded) if again == [token]]
     return np.array([token for token, _ in kept], dtype=np.int64), [word for _, word in kept]
