@@ -26,11 +26,10 @@ MISSING_HELP = (
 
 def pinned_kenlm(requirements):
     """(version, sha256) of the `kenlm==V --hash=sha256:H` line of a requirements file."""
-    for line in Path(requirements).read_text().splitlines():
-        match = re.match(r"kenlm==(\S+) --hash=sha256:([0-9a-f]{64})$", line.strip())
-        if match:
-            return match.group(1), match.group(2)
-    raise LmgapError(f"{requirements} pins no kenlm==VERSION --hash=sha256:HASH line")
+    match = re.search(r"^\s*kenlm==(\S+) --hash=sha256:([0-9a-f]{64})\s*$", Path(requirements).read_text(), re.M)
+    if not match:
+        raise LmgapError(f"{requirements} pins no kenlm==VERSION --hash=sha256:HASH line")
+    return match.groups()
 
 
 def _run(cmd, log, what, cwd=None, env=None):
