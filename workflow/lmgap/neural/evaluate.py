@@ -24,8 +24,7 @@ def encode_line(tokenizer, line):
     body = list(encoded["input_ids"])
     start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     owners = token_words(text, encoded["offset_mapping"]) + [words]
-    unknown = tokenizer.unk_token_id
-    oov_words = {owner for token, owner in zip(body, owners) if unknown is not None and token == unknown}
+    oov_words = {owner for token, owner in zip(body, owners) if token == tokenizer.unk_token_id}
     return np.array([start, *body, tokenizer.eos_token_id], dtype=np.int64), owners, words, oov_words
 
 
