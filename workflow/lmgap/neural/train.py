@@ -86,9 +86,8 @@ def train(inputs, settings, outputs, threads, log):
             f"{text_path} is {len(stream):,} tokens long, fewer than one training window of "
             f"context + 1 = {context + 1}; lower the model's context or train on more text"
         )
-    end = tokenizer.token_to_id(END_OF_TEXT)
     on = device()
-    model = build_model(settings, tokenizer.get_vocab_size(), end).to(on)
+    model = build_model(settings, tokenizer.get_vocab_size(), tokenizer.token_to_id(END_OF_TEXT)).to(on)
     model.train()
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=settings["learning_rate"], betas=(0.9, 0.95), weight_decay=0.01
