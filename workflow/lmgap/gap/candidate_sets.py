@@ -20,14 +20,12 @@ class CandidateSets:
         start, end = self.offsets[gap], self.offsets[gap + 1]
         return self.ids[start:end], self.flags[start:end]
 
-    def subset(self, gaps):
-        """The candidate sets of some gaps, with a vocabulary of just their words."""
-        parts = [self.of(gap) for gap in gaps]
-        ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        flags = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.uint8)
-        used, local = np.unique(ids, return_inverse=True)
-        offsets = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts]))).astype(np.int64)
-        return CandidateSets([self.words[w] for w in used.tolist()], offsets, local.astype(np.int32), flags)
+    def subset(self, start, stop):
+        """The candidate sets of gaps start to stop - 1 (from 0), with a vocabulary of just their words."""
+        begin, end = self.offsets[start], self.offsets[stop]
+        used, local = np.unique(self.ids[begin:end], return_inverse=True)
+        offsets, words = self.offsets[start : stop + 1] - begin, [self.words[w] for w in used.tolist()]
+        return CandidateSets(words, offsets, local.astype(np.int32), self.flags[begin:end])
 
     def save(self, path):
         """One .npz file; the words are joined by newlines, which no token holds."""

@@ -314,9 +314,9 @@ def write_candidates(inputs, settings, outputs, log):
     every = gaps + [(left, right) for _, _, left, right in heldout]
     skip = {number for number, _, _, _ in heldout}
     found = build_candidates(inputs["text"], every, skip, per_context, frequent, settings["workers"])
-    split = found.subset(range(len(gaps)))
+    split = found.subset(0, len(gaps))
     split.save(outputs.candidates)
-    table = measure(found.subset(range(len(gaps), len(every))), [word for _, word, _, _ in heldout])
+    table = measure(found.subset(len(gaps), len(every)), [word for _, word, _, _ in heldout])
     write_json({"per_context": per_context, "frequent": frequent, "coverage": table}, outputs.coverage)
     log.write(
         f"{len(gaps)} gaps, {len(split.ids) / max(len(gaps), 1):.1f} candidates per gap; "
