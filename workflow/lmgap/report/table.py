@@ -138,12 +138,8 @@ def _layout(shown, records):
     first = next(i for i, column in enumerate(shown) if column.per_split)
     block = [column for column in shown if column.per_split]
     rest = [column for column in shown[first:] if not column.per_split]
-
-    def prefixed(column, split):
-        return f"{split} {column.headline}" if len(splits) > 1 else column.headline
-
     header = [c.headline for c in shown[:first]]
-    header += [prefixed(column, split) for split in splits for column in block]
+    header += [f"{split} {c.headline}" if len(splits) > 1 else c.headline for split in splits for c in block]
     header += [c.headline for c in rest]
     rows = []
     for by_split in models.values():
