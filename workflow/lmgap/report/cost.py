@@ -100,19 +100,12 @@ def read_benchmark(path):
     return read_table_record(path, figures)
 
 
-def models_scored(metric_paths):
-    """{model: [its metrics records, one per scored split]} in the order of the records."""
-    models = {}
-    for path in metric_paths:
-        record = read_json(path)
-        models.setdefault(record["model"], []).append(record)
-    return models
-
-
-def cost_rows(scored, files, settings):
-    """One row per model of the metrics records (scored: see models_scored); files and settings as load_metrics
-    takes them, files with the patterns of the benchmarks and usage records too."""
-    rows = []
+def cost_rows(metrics, files, settings):
+    """One row per model of the metrics records (a record per model and scored split); files and settings as
+    load_metrics takes them, files with the patterns of the benchmarks and usage records too."""
+    scored, rows = {}, []
+    for record in metrics:
+        scored.setdefault(record["model"], []).append(record)
     for name, records in scored.items():
         splits = [record["split"] for record in records]
         tokens = sum(record["sums"]["tokens"] for record in records)
@@ -168,9 +161,9 @@ def _model_order(row):
 
 def write_cost_tables(inputs, params, outputs):
     """cost.tsv and .md from inputs' metrics; params: files, settings (see cost_rows); outputs: tsv, md."""
-    scored = models_scored(inputs["metrics"])
-    rows = cost_rows(scored, params["files"], params["settings"])
-    splits = dict.fromkeys(record["split"] for records in scored.values() for record in records)
+    records = [read_json(path) for path in inputs["metrics"]]
+    rows = cost_rows(records, params["files"], params["settings"])
+    splits = dict.fromkeys(record["split"] for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
     opening = "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"
     TABLE.write(rows, outputs, TABLE.markdown(rows, title, opening))
