@@ -166,7 +166,6 @@ def _interval(row):
     return f"[{row['ratio_ci_low']:.4f}, {row['ratio_ci_high']:.4f}]"
 
 
-# Every column of comparison.tsv in its order, its meaning in one sentence, and its Markdown column.
 TABLE = Table(
     "comparison.tsv",
     (

@@ -14,8 +14,6 @@ def _seconds(name, definition, headline=None):
     return Column(name, definition, headline, "{:.2f}")
 
 
-# Every column of cost.tsv in its order, its meaning in one sentence, and its Markdown column; the
-# columns it shares with perplexity.tsv are perplexity.tsv's.
 TABLE = Table(
     "cost.tsv",
     (

@@ -14,8 +14,6 @@ EXCERPT = 80
 MODEL = Column("model", "the model's name, as in perplexity.tsv", "Model", noted=False)
 SPLIT = Column("split", "the split scored", "Split", noted=False)
 
-# Every column of decades.tsv and hardest.tsv in its order, its meaning in one sentence, and its
-# Markdown column.
 DECADES_TABLE = Table(
     "decades.tsv",
     (

@@ -16,7 +16,6 @@ def _seconds(row):
     return "" if math.isnan(row["seconds"]) else f"{row['seconds']:.1f}"
 
 
-# Every column of gap.tsv in its order, its meaning in one sentence, and its Markdown column.
 TABLE = Table(
     "gap.tsv",
     (

@@ -21,8 +21,6 @@ def _full_order_hits(row):
     return MISSING if pd.isna(hits) else f"{hits:.1%}"
 
 
-# Every column of perplexity.tsv in its order, its meaning in one sentence, and its Markdown column
-# (`hit_ratio_k` and `ngrams_k` stand for every order k).
 TABLE = Table(
     "perplexity.tsv",
     (
