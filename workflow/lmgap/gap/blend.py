@@ -49,10 +49,8 @@ def mean_log(probabilities, weights):
 
 
 def fit_weights(probabilities):
-    """Mixture weights maximising mean_log plus the prior's PRIOR * sum(log(weights)) / gaps
-    (probabilities: gaps x members, each member's probability of each gap word's bucket): EM from
-    equal weights. Equal weights where there are no gaps to fit on (a fold's others when the split
-    has one line)."""
+    """Weights maximising mean_log + PRIOR * sum(log(weights)) / gaps, by EM from equal ones (probabilities: gaps x
+    members, of each gap word's bucket); equal weights with no gaps to fit on (a one-line split's other folds)."""
     probabilities = np.maximum(np.asarray(probabilities, dtype=np.float64), FLOOR)
     gaps, members = probabilities.shape
     weights = np.full(members, 1.0 / members)
@@ -126,9 +124,8 @@ def cross_fitted_weights(probabilities):
 
 
 def write_blend(members, cross_fit, outputs):
-    """The blend of the members' out.tsv files on one split. members: {name: {"out": its out.tsv,
-    "fit": its lines.tsv on the split itself (cross_fit) or on the split whose gaps set the
-    weights}}; outputs: out, weights, stats."""
+    """The blend of the members' out.tsv files on one split. members: {name: {"out": its out.tsv, "fit": its
+    lines.tsv on this split (cross_fit) or the split whose gaps set the weights}}; outputs: out, weights, stats."""
     names = list(members)
     fit_lines, outs = [members[name]["fit"] for name in names], [members[name]["out"] for name in names]
     probabilities = member_probabilities(fit_lines)

@@ -45,9 +45,8 @@ NOT_TEXT = ""
 
 
 def utf8_words(text):
-    """The words of a context (bytes) as str, NOT_TEXT for a word that is not UTF-8. Split on
-    ASCII whitespace, as GEval, expected.tsv and the candidates split: a no-break space is part
-    of its word."""
+    """The words of a context (bytes) as str, NOT_TEXT for a word that is not UTF-8. Split on ASCII whitespace, as
+    GEval, expected.tsv and the candidates split: a no-break space is part of its word."""
     if text.isascii():
         return text.decode("ascii").split()
     return [decoded(word) or NOT_TEXT for word in text.split()]
@@ -144,9 +143,8 @@ def mean_log_in_context(model, pages, words):
 
 
 def fit(heldout, settings, gap_counts):
-    """(model, measured table, mean log by setting) for held-out gaps (line, word, left, right):
-    the decay and pair weight that fit them best, and how often their word is among the listed
-    ones, by level (coverage.share reads the table). settings: variant, decays, rarity, top_k."""
+    """(model, coverage.share's table, mean log by setting) of held-out gaps (line, word, left, right): the decay and
+    pair weight fitting them best, how often their word is listed by level; settings: variant, decays, rarity, top_k."""
     variant = settings["variant"]
     pages = [Page(left, right, variant) for _, _, left, right in heldout]
     words = [decoded(word) for _, word, _, _ in heldout]

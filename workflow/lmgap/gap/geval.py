@@ -327,9 +327,8 @@ def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv"
 
 
 def token_warnings(out_lines, out_name="out.tsv"):
-    """What GEval accepts and scores, as here, but was most likely not meant: a token holding a tab
-    (GEval splits a line at spaces alone, so `w:0.5<TAB>x:0.4` is the one word `w:0.5<TAB>x`),
-    and a byte-order mark, which becomes part of the first line's first word."""
+    """What GEval scores, as here, but was most likely not meant: a token holding a tab (GEval splits at spaces
+    alone: `w:0.5<TAB>x:0.4` is the one word `w:0.5<TAB>x`) and a byte-order mark, part of the first word."""
     warnings = []
     lines = [number for number, line in enumerate(out_lines, start=1) if "\t" in line]
     if lines:

@@ -174,9 +174,8 @@ def _gap_order(row):
 
 
 def write_model_tables(params, outputs):
-    """gap.tsv and .md. params: systems ({name: {model, family, order, context, a neural model's kind}}), files
-    (patterns of metrics, stats, coverage, weights, timings: {family or kind: pattern}), settings (splits, blend,
-    base, top_k)."""
+    """gap.tsv and .md. params: systems ({name: System.described()}), files (patterns of metrics, stats, coverage,
+    weights, and timings: {family or kind: pattern}), settings (splits, blend, base, top_k)."""
     systems, files, settings = params["systems"], params["files"], params["settings"]
     splits = settings["splits"]
     tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
