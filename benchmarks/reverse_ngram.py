@@ -94,7 +94,8 @@ def main():
     coverage = read_json(run / f"results/gap/candidates/{split}.coverage.json")["coverage"]
     outputs = SimpleNamespace(out=work / "out.tsv", stats=work / "stats.json")
     write_predictions(candidates, scores, {"coverage": coverage, "variant": "both", "top_k": top_k}, outputs)
-    evaluate(work / "out.tsv", corpus / split / "expected.tsv", work / "metrics.json", work / "lines.tsv")
+    scored = SimpleNamespace(metrics=work / "metrics.json", lines=work / "lines.tsv")
+    evaluate(SimpleNamespace(out=work / "out.tsv", candidates=[]), corpus / split / "expected.tsv", None, scored)
     reverse = read_json(work / "metrics.json")["metrics"]["PerplexityHashed"]
 
     members = json.loads((run / f"results/gap/both/blend/{split}/weights.json").read_text())["members"]

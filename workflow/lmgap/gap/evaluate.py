@@ -6,24 +6,23 @@ from .coverage import found
 from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lines
 
 
-def evaluate(out_path, expected_path, metrics_path, lines_path, candidates_path=None, variant=None):
-    """Write GEval's metrics, top-1/top-10 accuracy and candidate recall (JSON), and each line's
-    natural-log probability of its word (TSV, for per-document comparisons)."""
-    out_lines, expected = read_lines(out_path), read_lines(expected_path)
-    metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(out_path), str(expected_path))
+def evaluate(inputs, expected_path, variant, outputs):
+    """GEval's metrics, top-1/top-10 accuracy and candidate recall (outputs.metrics) of inputs.out, and each line's
+    natural-log probability of its word (outputs.lines, for per-document comparisons); inputs.candidates: [] or one."""
+    out_lines, expected = read_lines(inputs.out), read_lines(expected_path)
+    metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(inputs.out), str(expected_path))
     # Candidate recall: among the variant's candidates or, without candidate sets, the words listed.
-    if candidates_path:
-        hits = found(CandidateSets.load(candidates_path), [word.encode("utf-8") for word in expected], variant)
+    if inputs.candidates:
+        hits = found(CandidateSets.load(inputs.candidates[0]), [word.encode("utf-8") for word in expected], variant)
     else:
         hits = [
             word in ranked_words(parse_line(line) if ":" in line else None) for word, line in zip(expected, out_lines)
         ]
     recall = sum(hits) / len(expected) if expected else 0.0
     write_json(
-        {"bits": DEFAULT_BITS, "gaps": len(expected), "metrics": metrics, "candidate_recall": recall}, metrics_path
+        {"bits": DEFAULT_BITS, "gaps": len(expected), "metrics": metrics, "candidate_recall": recall}, outputs.metrics
     )
-    with atomic_open(lines_path, "w") as out:
+    with atomic_open(outputs.lines, "w") as out:
         out.write("line\tlog_probability\n")
         for number, value in enumerate(per_line, start=1):
             out.write(f"{number}\t{value!r}\n")
-    return metrics
