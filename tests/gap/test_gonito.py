@@ -56,7 +56,8 @@ def submission_and_clone(tmp_path):
         )
     )
     (tmp_path / "weights.json").write_text(json.dumps(WEIGHTS))
-    write_submission(outs, tmp_path / "weights.json", tmp_path / "provenance.json", tmp_path / "submission")
+    inputs = {"weights": [tmp_path / "weights.json"], "provenance": tmp_path / "provenance.json"}
+    write_submission(outs, inputs, {"gonito": tmp_path / "submission" / "gonito.yaml"})
     return tmp_path / "submission", clone
 
 

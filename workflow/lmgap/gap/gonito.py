@@ -65,11 +65,11 @@ def describe(provenance, weights):
     return description, tags
 
 
-def write_submission(outs, weights_path, provenance_path, out_folder):
-    """Copy each split's out.tsv (outs: {split: path}) to out_folder/{split}/out.tsv and write
-    out_folder/gonito.yaml, its params the provenance record's settings and the blend's weights."""
-    out_folder = Path(out_folder)
-    provenance, weights = read_json(provenance_path), read_json(weights_path)
+def write_submission(outs, inputs, outputs):
+    """Copy each split's out.tsv (outs: {split: path}) to {split}/out.tsv beside outputs' gonito.yaml and write
+    that, its params the settings of inputs' provenance record and the blend's weights (one file)."""
+    out_folder = Path(outputs["gonito"]).parent
+    provenance, weights = read_json(inputs["provenance"]), read_json(inputs["weights"][0])
     description, tags = describe(provenance, weights)
     params = flat(provenance["experiment"])
     params.update({f"weight.{name}": round(value, 6) for name, value in weights["weights"].items()})
