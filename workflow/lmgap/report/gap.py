@@ -2,7 +2,6 @@
 
 import math
 
-
 from ..files import model_file, read_json
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
