@@ -35,7 +35,7 @@ import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 
-from compare import SNAKEMAKE, kenlm_tools, machine, measured  # noqa: E402
+from compare import MAIN_JOB, kenlm_tools, machine, measured  # noqa: E402
 from generate_corpus import generate  # noqa: E402
 from lmgap.corpus.rebuild import rebuild_split  # noqa: E402
 from lmgap.gap.candidates import index_memory_mb  # noqa: E402
@@ -56,7 +56,7 @@ def run(folder, config, *targets):
     (folder / "config.yaml").write_text(json.dumps(config))
     with open(folder / "snakemake.log", "a") as log:
         return measured(
-            [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "8", *targets],
+            [*MAIN_JOB, "--snakefile", str(REPO / "Snakefile"), *targets],
             cwd=folder,
             stdout=log,
             stderr=log,
