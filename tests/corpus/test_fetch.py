@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from lmgap.atomic import temporary_sibling
 from lmgap.corpus.fetch import fetch_corpus, read_gap_words, required_files, write_fingerprint, write_manifest
 from lmgap.errors import LmgapError
 from generate_corpus import MarkovSource, write_corpus
@@ -59,6 +60,16 @@ def test_clone_records_commit_checksums_and_lines(tmp_path, corpus_repo):
     for name in REQUIRED:
         assert manifest["files"][name] == independent_description(repo / name)
     assert manifest["files"]["train/expected.tsv"]["lines"] == 70
+
+
+def test_a_clone_left_half_made_under_this_process_s_id_is_replaced(tmp_path, corpus_repo):
+    # A killed fetch's temporary clone, named by a process id the system has since given to us.
+    repo, _, second = corpus_repo
+    leftover = temporary_sibling(tmp_path / "clone")
+    (leftover / ".git").mkdir(parents=True)
+    (leftover / "half-cloned").write_text("")
+    assert fetch(tmp_path, repo.as_uri())["commit"] == second
+    assert not leftover.exists() and not (tmp_path / "clone/half-cloned").exists()
 
 
 def test_pinned_commit_is_checked_out(tmp_path, corpus_repo):

@@ -35,7 +35,7 @@ def remove_stale_siblings(path, tag=""):
     for stale in path.parent.glob(f"{glob.escape(prefix)}*"):
         pid = stale.name[len(prefix) :]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
+            _remove(stale)
 
 
 @contextlib.contextmanager
@@ -45,12 +45,18 @@ def atomic_path(path):
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_siblings(path)
     tmp = temporary_sibling(path)
+    # A dead process of this one's id (ids are reused) may have left it, a folder `git clone` refuses.
+    _remove(tmp)
     try:
         yield tmp
         os.replace(tmp, path)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True) if tmp.is_dir() else tmp.unlink(missing_ok=True)
+        _remove(tmp)
         raise
+
+
+def _remove(path):
+    shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
