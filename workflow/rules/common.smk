@@ -438,8 +438,8 @@ def neural_settings():
 
 
 def neural_train_mem_mb(wildcards, input):
-    """The encoded text (about half a byte per byte of text, held twice while joined), the model,
-    its gradients, AdamW's moments and PyTorch."""
+    """The encoded text (2 bytes a subword token, about half a byte per byte of text, held twice
+    while joined), the model, its gradients, AdamW's moments and PyTorch."""
     return loading_mem_mb(input, 1500)
 
 
@@ -641,7 +641,7 @@ def exactly(names):
 
 def gap_neural_runtime(wildcards, input):
     """Minutes, for a cluster: three times BENCHMARKS.md's 43 ms a gap (2 cores, a 3.7 MB model,
-    50 words rescored), scaled by gaps, words and model size, and 30 minutes more."""
+    50 words rescored with 8 right tokens), scaled by gaps, words and model size, and 30 minutes more."""
     if "base" in input.keys():
         with open(input.base, "rb") as handle:
             gaps = sum(1 for _ in handle)
@@ -656,6 +656,7 @@ def gap_neural_runtime(wildcards, input):
             gaps = files[f"{wildcards.split}/in.tsv.xz"]["lines"]
         except (OSError, KeyError, ValueError):
             gaps = 2 * 10_519
+        # A masked model, counted as rescoring 50 words.
         candidates = 50
     model_mb = max(4, weights_bytes(neural_model_dir(wildcards.neural)) / 2**20)
     seconds = 3 * 0.043 * gaps * candidates / 50 * model_mb / 4

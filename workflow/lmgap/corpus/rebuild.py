@@ -161,8 +161,8 @@ def with_gap_words(split_dir, gap_words):
 
 
 def rebuild_split(split_dir, out_path):
-    """Write the text of a split to out_path, streaming in.tsv.xz and expected.tsv side by side;
-    return the number of lines written."""
+    """Write the text of a split to out_path (only once every line is rebuilt), streaming in.tsv.xz
+    and expected.tsv side by side; return the number of lines written."""
     split_dir = Path(split_dir)
     gap_path = split_dir / "expected.tsv"
     if not gap_path.exists():

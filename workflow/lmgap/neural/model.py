@@ -65,8 +65,8 @@ def load(folder):
 
 
 def right_padded(batch, pad=0):
-    """(ids, mask) tensors of a batch of id sequences, each right-padded with pad to the longest (a
-    causal model's positions never read later ones, so the padding changes nothing before it)."""
+    """(ids, mask) tensors of a batch of id sequences, each right-padded with pad to the longest: a
+    causal model's positions never read later ones, and the mask keeps a masked model's off it."""
     import torch
 
     rows = [torch.as_tensor(sequence, dtype=torch.long) for sequence in batch]

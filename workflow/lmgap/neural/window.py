@@ -34,7 +34,8 @@ def windows(length, max_length, stride):
 
 def score_windows(model_logprobs, documents, max_length, stride, batch_size):
     """Natural-log probabilities of every token but the first of each document (id arrays), windows of
-    all documents batched together; model_logprobs(windows) gives each [len - 1] next-token log P."""
+    all documents batched together (which changes nothing but the order of floating-point sums);
+    model_logprobs(windows) gives each [len - 1] next-token log P."""
     jobs = [(number, *span) for number, ids in enumerate(documents) for span in windows(len(ids), max_length, stride)]
     results = [np.empty(max(len(ids) - 1, 0)) for ids in documents]
     for at in range(0, len(jobs), batch_size):

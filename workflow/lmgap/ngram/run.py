@@ -57,6 +57,7 @@ def train(inputs, options, outputs, temp, log):
         ) from None
     lmplz_cmd = lmplz_command(inputs["lmplz"], options, f"{tmpdir}/", text)
     try:
+        # The binary and the ARPA copy appear only when both tools succeed.
         with contextlib.ExitStack() as stack:
             binary_tmp = stack.enter_context(atomic_path(binary))
             copy = stack.enter_context(atomic_open(arpa, "wb")) if arpa else None
