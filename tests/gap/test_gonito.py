@@ -85,14 +85,25 @@ def test_the_clone_s_own_uncommitted_work_is_never_overwritten(submission_and_cl
     assert (clone / "dev-0/out.tsv").read_bytes() == (submission / "dev-0/out.tsv").read_bytes()
 
 
-def test_an_out_tsv_without_its_last_line_end_is_counted_by_its_lines(submission_and_clone):
-    # GEval reads a last line without its end as a line: two predictions for two gaps.
+@pytest.mark.parametrize(
+    "damage",
+    [
+        # Cut short mid-line: a line count that counts the unfinished line cannot tell.
+        lambda text: text[:-3],
+        lambda text: text.rstrip("\n"),
+        lambda text: text.replace("the:0.5", "the:0.6"),
+    ],
+)
+def test_a_submission_file_changed_since_the_run_is_refused_and_nothing_copied(submission_and_clone, damage):
     submission, clone = submission_and_clone
-    (submission / "dev-0/out.tsv").write_text("the:0.5 :0.5\nof:0.5 :0.5")
-    copy_into(submission, clone)
-    assert (clone / "dev-0/out.tsv").read_text() == "the:0.5 :0.5\nof:0.5 :0.5"
-    (submission / "dev-0/out.tsv").write_text("the:0.5 :0.5")
-    with pytest.raises(LmgapError, match=r"dev-0/out.tsv has 1 lines but .*dev-0/in.tsv.xz has 2"):
+    out = submission / "test-A/out.tsv"
+    out.write_text(damage(out.read_text()))
+    with pytest.raises(LmgapError, match=r"test-A/out.tsv is not the file the run wrote .*nothing was copied"):
+        copy_into(submission, clone)
+    assert not (clone / "gonito.yaml").exists() and not (clone / "dev-0/out.tsv").exists()
+    with open(submission / "gonito.yaml", "a") as handle:
+        handle.write("# my notes\n")
+    with pytest.raises(LmgapError, match=r"gonito.yaml is not the file the run wrote"):
         copy_into(submission, clone)
 
 
@@ -145,6 +156,10 @@ FAULTS = {
         for relative in ("gonito.yaml", "dev-0/out.tsv", "test-A/out.tsv")
         for committed in (True, False)
     },
+    "a folder where the copy writes dev-0/out.tsv": (
+        lambda clone: (clone / "dev-0/out.tsv/notes").mkdir(parents=True),
+        "dev-0/out.tsv is a folder, where the copy writes a file",
+    ),
     "no git repository, a file of its own": (
         lambda clone: (shutil.rmtree(clone / ".git"), own_file(clone, "dev-0/out.tsv", False)),
         "dev-0/out.tsv holds changes that are not committed in a git repository",

@@ -1,6 +1,7 @@
 """The gap task end to end: out.tsv files in the challenge's format, scored as GEval does, tabled,
 ready to submit, and test-A predicted without its gap words."""
 
+import hashlib
 import json
 import lzma
 import math
@@ -198,10 +199,13 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
         "inputs.json",
         "test-A/out.tsv",
     ]
-    # What lmgap submit checks a clone against: the predicted splits' in.tsv.xz as the run read them.
+    # What lmgap submit checks a clone against, the predicted splits' in.tsv.xz as the run read them,
+    # and the submission against, the files as the run wrote them.
     manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())["files"]
+    written = ("gonito.yaml", "dev-0/out.tsv", "test-A/out.tsv")
     assert json.loads((submission / "inputs.json").read_text()) == {
-        name: manifest[name]["sha256"] for name in ("dev-0/in.tsv.xz", "test-A/in.tsv.xz")
+        **{name: manifest[name]["sha256"] for name in ("dev-0/in.tsv.xz", "test-A/in.tsv.xz")},
+        **{name: hashlib.sha256((submission / name).read_bytes()).hexdigest() for name in written},
     }
     assert (submission / "test-A/out.tsv").read_bytes() == (gap / "both/blend/test-A/out.tsv").read_bytes()
     manifest = json.loads((tmp_path / "work/results/corpus/manifest.json").read_text())

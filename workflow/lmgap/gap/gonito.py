@@ -14,7 +14,7 @@ from ..files import committed_unchanged, count_text_lines, read_json, sha256
 
 YAML = "gonito.yaml"
 # Beside the submission, never copied: the sha256 of each predicted split's in.tsv.xz, from the
-# run's record, for lmgap submit to check the clone's against.
+# run's record, for lmgap submit to check the clone's against, and of each file the run wrote.
 INPUTS = "inputs.json"
 # The splits the pipeline predicts (the schema's scored splits and test-A).
 PREDICTABLE = ("dev-0", "dev-1", "test-A")
@@ -82,10 +82,12 @@ def write_submission(outs, inputs, outputs):
     for split, path in outs.items():
         with atomic_path(out_folder / split / "out.tsv") as tmp:
             shutil.copyfile(path, tmp)
-    files = provenance["corpus"]["files"]
-    write_json({f"{split}/in.tsv.xz": files[f"{split}/in.tsv.xz"]["sha256"] for split in outs}, out_folder / INPUTS)
     with atomic_open(out_folder / YAML) as handle:
         yaml.safe_dump({"description": description, "tags": tags, "params": params}, handle, sort_keys=False)
+    files = provenance["corpus"]["files"]
+    record = {f"{split}/in.tsv.xz": files[f"{split}/in.tsv.xz"]["sha256"] for split in outs}
+    record.update({name: sha256(out_folder / name) for name in [YAML, *(f"{split}/out.tsv" for split in outs)]})
+    write_json(record, out_folder / INPUTS)
 
 
 def submitted_splits(folder):
@@ -122,6 +124,7 @@ def copy_into(folder, clone):
                 f"{clone} has {wanted}/in.tsv.xz but the submission has no {wanted}/out.tsv: gonito "
                 f"scores every split of the challenge; set {setting} in config.yaml and rerun the pipeline"
             )
+    record = check_as_written(folder, files)
     for split in splits:
         if not (clone / split / "in.tsv.xz").is_file():
             raise LmgapError(
@@ -137,7 +140,7 @@ def copy_into(folder, clone):
                 "the submission was made on another version of the corpus; point corpus.source at this "
                 "clone and rerun the pipeline"
             )
-    check_predicted_inputs(folder, clone, splits)
+    check_predicted_inputs(record, clone, splits)
     check_nothing_of_the_clone_s_own_is_lost(folder, clone, files)
     for relative in files:
         with atomic_path(clone / relative) as tmp:
@@ -145,14 +148,28 @@ def copy_into(folder, clone):
     return files
 
 
-def check_predicted_inputs(folder, clone, splits):
-    """Each split's in.tsv.xz in the clone is the one the run predicted, by sha256."""
+def check_as_written(folder, files):
+    """Each file to copy is the one the run wrote, by sha256 (not cut short, edited or damaged since):
+    the submission's record, inputs.json."""
     if not (folder / INPUTS).is_file():
         raise LmgapError(
             f"{folder} has no {INPUTS}, the record of the inputs it predicted: run the pipeline again "
             "(snakemake --cores 8) to write the submission anew"
         )
-    predicted = read_json(folder / INPUTS)
+    written = read_json(folder / INPUTS)
+    for relative in files:
+        found = sha256(folder / relative) if (folder / relative).is_file() else "none: the file is missing"
+        if found != written.get(str(relative)):
+            raise LmgapError(
+                f"{folder / relative} is not the file the run wrote (sha256 {found}, the run's record: "
+                f"{written.get(str(relative))}): delete {folder} and run the pipeline again (snakemake --cores 8) "
+                "to write the submission anew; nothing was copied"
+            )
+    return written
+
+
+def check_predicted_inputs(predicted, clone, splits):
+    """Each split's in.tsv.xz in the clone is the one the run predicted (the record's sha256)."""
     for split in splits:
         name = f"{split}/in.tsv.xz"
         found = sha256(clone / name)
@@ -169,6 +186,11 @@ def check_nothing_of_the_clone_s_own_is_lost(folder, clone, files):
     (which keeps it): anything else is work of the user's own."""
     for relative in files:
         target = clone / relative
+        if target.is_dir():
+            raise LmgapError(
+                f"{target} is a folder, where the copy writes a file: move it away, then run lmgap submit "
+                "again; nothing was copied"
+            )
         if not target.is_file() or target.read_bytes() == (folder / relative).read_bytes():
             continue
         if not committed_unchanged(clone, relative):
