@@ -169,21 +169,13 @@ def report_if_made(path, **settings):
 SCORING_FIRST, BLEND_PATH = 2, 1
 
 
-# The most memory one job may reserve: memory.budget_mb, else 80% of this machine's memory. A
-# train job reserves its model's estimated size and lmplz's -S within it, and asks for it as
-# mem_mb. What all the jobs running at once may take together is Snakemake's own limit,
-# --resources mem_mb=N: Snakemake documents no way for a workflow to set it, so `make run` gives
-# 80% of the machine's memory, and a plain `snakemake` run without it starts jobs by their
-# threads alone (docs/running.md). On a cluster each job asks the scheduler for its mem_mb.
+# The most memory one job may reserve: memory.budget_mb, else 80% of this machine's memory. What
+# the jobs running at once take together is Snakemake's --resources mem_mb (docs/running.md).
 MEMORY_BUDGET_MB = config["memory"]["budget_mb"] or default_budget_mb()
 
 
-# The one core count is each rule's threads: locally, Snakemake runs jobs while their threads fit
-# in --cores (and gives a job no more threads than --cores); on SLURM, a job asks for its threads
-# as cpus. A job that splits its work (the candidate pass's spans, the gap scorers' processes,
-# PyTorch's threads) takes two, whatever the machine: a neural model's weights depend on its
-# threads, so that the same settings train the same model anywhere. `--set-threads RULE=N` gives
-# a rule more.
+# The one core count is each rule's threads (docs/running.md). A job that splits its work takes two
+# on any machine: a neural model's weights depend on its threads.
 PARALLEL_THREADS = 2
 
 
@@ -358,11 +350,6 @@ def train_runtime(wildcards, input):
     return 10 + math.ceil(MODELS[wildcards.model]["order"] * training_text_mb(input) / 100)
 
 
-def model_mem_mb(wildcards, input):
-    """Loading a model takes about the size of its ARPA or binary file."""
-    return loading_mem_mb(input, 256)
-
-
 # What a model is trained from and with: the inputs and settings of rule train, which
 # install_model repeats (see there).
 MODEL_SOURCES = {
@@ -477,7 +464,7 @@ def model_file_patterns():
     }
 
 
-# The plots, each named by its file and its report caption.
+# The plots, each named by its file and its report caption (rule plots).
 PLOTS = (
     "perplexity_by_order",
     "hit_ratios",
@@ -487,13 +474,6 @@ PLOTS = (
     "perplexity_by_decade",
     "neural_training_loss",
 )
-
-
-def plot_outputs():
-    return {
-        name: report_if_made(f"results/plots/{name}.png", caption=f"../report/{name}.rst", category="Plots")
-        for name in PLOTS
-    }
 
 
 def scored_outputs(kind):

@@ -43,9 +43,7 @@ rule train:
     priority: lambda wildcards: MODELS[wildcards.model]["order"]
     conda:
         "../../envs/kenlm.yaml"
-    # One thread, though lmplz's sorting threads and build_binary parsing as it streams keep 1.5
-    # to 1.7 cores busy (BENCHMARKS.md): counted as two, --cores 2 would run one train job at a
-    # time, where two keep both cores 95% busy. On SLURM, --set-threads train=2 asks for two.
+    # One thread, though lmplz and build_binary keep 1.5 to 1.7 cores busy (docs/running.md says why).
     resources:
         mem_mb=train_mem_mb,
         runtime=train_runtime,
@@ -116,7 +114,8 @@ rule query:
     conda:
         "../../envs/kenlm.yaml"
     resources:
-        mem_mb=model_mem_mb,
+        # Loading a model takes about the size of its binary.
+        mem_mb=lambda wildcards, input: loading_mem_mb(input, 256),
         runtime=runtime_per_100_mb,
     params:
         code=script_code("query"),

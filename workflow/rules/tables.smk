@@ -59,7 +59,6 @@ rule cost_table:
         code=script_code("cost_table"),
         files=model_file_patterns(),
         settings=rules.perplexity_table.params.settings,
-        # For the report's caption: the columns' definitions, from their one source.
         definitions=COST_TABLE.caption(),
     script:
         "../scripts/cost_table.py"
@@ -82,7 +81,6 @@ rule comparison_table:
         runtime=30,
     params:
         code=script_code("comparison_table"),
-        # For the report's caption: the columns' definitions, from their one source.
         definitions=COMPARISON_TABLE.caption(),
         models=MODELS,
         neural={name: entry["train_fraction"] for name, entry in neural_settings().items()},
@@ -139,7 +137,6 @@ rule document_tables:
         "../../envs/python.yaml"
     params:
         code=script_code("document_tables"),
-        # For the report's captions: the columns' definitions, from their one source.
         decade_definitions=DECADES_TABLE.caption(),
         hardest_definitions=HARDEST_TABLE.caption(),
     script:
@@ -155,7 +152,10 @@ rule plots:
         losses=expand(rules.install_neural.output.loss, neural=NEURAL_TRAINED),
         fingerprint=all_fingerprints,
     output:
-        **plot_outputs(),
+        **{
+            name: report_if_made(f"results/plots/{name}.png", caption=f"../report/{name}.rst", category="Plots")
+            for name in PLOTS
+        },
     log:
         "logs/plots/plots.log",
     conda:
