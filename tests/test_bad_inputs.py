@@ -261,6 +261,9 @@ def test_a_malformed_corpus_file_is_refused_with_its_name_and_a_fix_or_read_as_d
         assert named in said and FIX.search(said), said
         if how in ("not UTF-8", "a column too many", "a column too few", "a blank line"):
             assert re.search(r"line [12]\b", said), said
+        if how == "a blank line" and name != "in-header.tsv":
+            # The blank line named with its own file, not beside the other file's count.
+            assert re.search(rf"{re.escape(named)} line [12] is blank", said), said
         # Nothing half-written: no temporary file left, and what was written is whole.
         assert not [path for path in work.rglob("*") if ".tmp-" in path.name]
         return

@@ -90,7 +90,7 @@ def _lines(path, compressed=False):
 
 def line_count_mismatch(name, gaps, lines, blank=None):
     """blank: the first empty line of expected.tsv, the likeliest cause, if it has one."""
-    where = f" (its line {blank} is blank)" if blank else ""
+    where = f" ({name}expected.tsv line {blank} is blank)" if blank else ""
     return LmgapError(
         f"{name}expected.tsv has {gaps} lines but {name}in.tsv.xz has {lines}{where}: give each in.tsv "
         "line its gap word on the same line of expected.tsv (a blank line or a line end missing shifts them)"
