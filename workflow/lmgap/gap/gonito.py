@@ -104,8 +104,8 @@ def submitted_splits(folder):
 
 
 def copy_into(folder, clone):
-    """Copy a submission into a clone of the challenge, after checking that every out.tsv has a
-    line per line of the clone's in.tsv.xz of its split; returns the files copied."""
+    """Copy a submission into a clone of the challenge, once its files are as the run wrote them and
+    the clone's splits the ones it predicted, losing nothing of the clone's; returns the files copied."""
     folder, clone = Path(folder), Path(clone)
     splits = submitted_splits(folder)
     files = [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
