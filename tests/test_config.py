@@ -19,7 +19,13 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
     assert shipped["orders"] == [3, 4, 5]
     assert shipped["corpus"]["source"] == "git://gonito.net/challenging-america-word-gap-prediction"
     minimal = validate_config({"orders": [2]}, SCHEMA)
-    assert minimal["lmplz"] == {"prune": [], "interpolate_unigrams": True, "discount_fallback": False, "temp_dir": None}
+    assert minimal["lmplz"] == {
+        "prune": [],
+        "interpolate_unigrams": True,
+        "vocab_pad": False,
+        "discount_fallback": False,
+        "temp_dir": None,
+    }
     assert minimal["eval_splits"] == ["dev-0"] and minimal["keep_arpa"] is False
 
 

@@ -39,3 +39,21 @@ def test_srilm_s_unigrams_are_a_sweep_axis_that_retrains_no_model_of_kenlm_s():
     }
     assert flags["o3-interp0"][-4:] == ["--interpolate_unigrams", "0", "--text", "text"]
     assert "--interpolate_unigrams" not in flags["o3"] and "--interpolate_unigrams" not in flags["o3-prune0.1"]
+
+
+def test_vocab_pad_names_the_padded_models_and_pads_only_kenlm_s_unigrams():
+    models = models_from_config([3], [[]], False, [1.0], interpolate_settings([True, False]), vocab_pad=True)
+    assert sorted(models) == ["o3-interp0", "o3-pad"]
+    assert models["o3-pad"] == {
+        "order": 3,
+        "prune": [],
+        "discount_fallback": False,
+        "train_fraction": 1.0,
+        "vocab_pad": True,
+    }
+    # lmplz pads interpolated unigrams only; SRILM's model is trained as without the setting.
+    assert models["o3-interp0"] == models_from_config([3], [[]], False, [1.0], [False])["o3-interp0"]
+    # The train job resolves the setting into the size (lmgap.corpus.vocabulary.padded_size).
+    flags = lmplz_command("lmplz", {**models["o3-pad"], "mem_mb": 100, "vocab_pad": 5001}, "tmp", "text")
+    assert flags[-4:] == ["--vocab_pad", "5001", "--text", "text"]
+    assert "--vocab_pad" not in lmplz_command("lmplz", {**models["o3-interp0"], "mem_mb": 100}, "tmp", "text")

@@ -169,6 +169,59 @@ def test_srilm_s_unigrams_equal_lmplz_by_hand_and_kenlm_s_interpolate_them(three
     assert set(jobs_planned(work, kenlm_only, PERPLEXITY_TABLE)) == {"perplexity_table"}
 
 
+def by_hand(kenlm_bin, text, scored, arpa, options):
+    """lmplz and query run by hand on a text: query's summary lines on the scored text."""
+    lmplz = hand_recipe.lmplz_command(kenlm_bin / "lmplz", 3, text, arpa, options)
+    subprocess.run(lmplz, shell=True, check=True, capture_output=True)
+    query = hand_recipe.query_command(kenlm_bin / "query", arpa, scored)
+    return hand_recipe.summary(subprocess.run(query, shell=True, check=True, capture_output=True, text=True).stdout)
+
+
+def test_a_padded_model_equals_lmplz_vocab_pad_by_hand_and_prices_an_oov_as_one_word(three_splits, kenlm_bin, tmp_path):
+    work, hand = tmp_path / "work", tmp_path / "hand"
+    config = {
+        "corpus": {"source": str(three_splits)},
+        "orders": [3],
+        # A tenth of the training lines: a model that does not know every word of the run's.
+        "train_fraction": [0.1],
+        "lmplz": {"interpolate_unigrams": [True, False], "vocab_pad": True, "discount_fallback": True},
+        "keep_arpa": True,
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
+    }
+    run_pipeline(work, config, PERPLEXITY_TABLE)
+    rows = {row["model"]: row for row in read_table(work)}
+    # V by hand: the word types of the hand recipe's training and dev-0 texts; lmplz pads to V + 1.
+    hand.mkdir()
+    hand_recipe.run(three_splits, kenlm_bin, 3, hand, ["--discount_fallback"])
+    vocabulary = len({w for split in ("train", "dev-0") for w in (hand / f"{split}.txt").read_bytes().split()})
+    pad = {"o3-frac0.1-pad": vocabulary + 1, "o3-frac0.1-interp0": 0}
+    assert {name: int(row["vocab_pad"]) for name, row in rows.items()} == pad
+    # The pipeline's sample of the training lines, trained on by hand with and without the padding.
+    sample, scored = work / "results/text/train-frac0.1.txt", hand / "dev-0.txt"
+    options = ["--discount_fallback"]
+    printed = by_hand(kenlm_bin, sample, scored, hand / "padded.arpa", ["--vocab_pad", str(vocabulary + 1), *options])
+    assert table_numbers(rows["o3-frac0.1-pad"]) == printed_numbers(printed) and int(printed["OOVs"]) > 0
+    # Its <unk> is one unknown word's probability: KenLM's own figure prices each OOV as a word, and
+    # the per-word column is that figure.
+    row = rows["o3-frac0.1-pad"]
+    assert row["perplexity_oovs_as_words"] == row["perplexity_including_oovs"]
+    # By hand from the ARPA files: padding moves each unigram's uniform share, gamma / types, to
+    # gamma / (V + 1), gamma being the unpadded <unk>'s probability times types (every unigram but
+    # <s>); <unk> and the V + 1 - types entries padded stand for the V - known words the model does
+    # not know, each at <unk>'s probability, and with the model's entries they sum to one.
+    by_hand(kenlm_bin, sample, scored, hand / "unpadded.arpa", options)
+    unpadded = unigram_probabilities(hand / "unpadded.arpa")
+    padded = unigram_probabilities(work / "results/models/o3-frac0.1-pad/model.arpa")
+    types, size = len(unpadded), vocabulary + 1
+    unknown = vocabulary - (types - 2)
+    assert padded.keys() == unpadded.keys() and int(row["unknown_words"]) == unknown == size - types + 1 > 1
+    gamma = unpadded["<unk>"] * types
+    for word, probability in unpadded.items():
+        assert padded[word] == pytest.approx(probability - gamma / types + gamma / size, rel=1e-5), word
+    assert sum(padded.values()) + (unknown - 1) * padded["<unk>"] == pytest.approx(1.0, abs=1e-5)
+
+
 def rewrite_in_tsv(split_dir, change):
     """Apply change to every line (its columns) of a split's in.tsv.xz."""
     with lzma.open(split_dir / "in.tsv.xz", "rt", encoding="utf-8") as handle:

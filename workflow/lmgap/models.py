@@ -10,9 +10,9 @@ def fraction_label(fraction):
     return format(Decimal(repr(float(fraction))), "f")
 
 
-def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True):
+def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True, vocab_pad=False):
     """A folder name per options: `o3`, `o4-prune0.0.1`, `o5-frac0.1`, `o3-interp0` (--interpolate_unigrams
-    0); not --discount_fallback, which changes no model whose discounts lmplz can estimate."""
+    0), `o3-pad` (--vocab_pad); not --discount_fallback, which changes no model whose discounts lmplz can estimate."""
     name = f"o{order}"
     if prune:
         name += "-prune" + ".".join(str(p) for p in prune)
@@ -20,19 +20,25 @@ def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True):
         name += f"-frac{fraction_label(train_fraction)}"
     if not interpolate_unigrams:
         name += "-interp0"
+    if vocab_pad:
+        name += "-pad"
     return name
 
 
-def models_from_config(orders, prune_settings, discount_fallback, train_fractions=(1.0,), interpolations=(True,)):
-    """{name: options} for every order, pruning, training fraction and unigram interpolation; KenLM's
-    default leaves interpolate_unigrams out, so models trained before the setting existed keep theirs."""
+def models_from_config(
+    orders, prune_settings, discount_fallback, train_fractions=(1.0,), interpolations=(True,), vocab_pad=False
+):
+    """{name: options} for every order, pruning, training fraction and unigram interpolation (padded with
+    vocab_pad where interpolated: lmplz pads no other); KenLM's defaults are left out, so models trained
+    before a setting existed keep theirs."""
     return {
-        model_name(order, prune, fraction, interpolate): {
+        model_name(order, prune, fraction, interpolate, vocab_pad and interpolate): {
             "order": order,
             "prune": list(prune),
             "discount_fallback": bool(discount_fallback),
             "train_fraction": float(fraction),
             **({} if interpolate else {"interpolate_unigrams": False}),
+            **({"vocab_pad": True} if vocab_pad and interpolate else {}),
         }
         for order in sorted(set(orders))
         for prune in prune_settings

@@ -47,6 +47,7 @@ MODELS = models_from_config(
     config["lmplz"]["discount_fallback"],
     TRAIN_FRACTIONS,
     interpolate_settings(config["lmplz"]["interpolate_unigrams"]),
+    config["lmplz"]["vocab_pad"],
 )
 # Neural models by name, each with its evaluation window settled (a `path:` model's folder is
 # checked now, before any job).
@@ -352,8 +353,14 @@ def train_runtime(wildcards, input):
 
 # What a model is trained from and with: the inputs and settings of rule train, which
 # install_model repeats (see there).
+def padding_vocabulary(wildcards):
+    """The run's vocabulary, which a model with lmplz.vocab_pad pads to (none for the others)."""
+    return [rules.vocabulary.output.vocabulary] if MODELS[wildcards.model].get("vocab_pad") else []
+
+
 MODEL_SOURCES = {
     "text": training_text,
+    "vocabulary": padding_vocabulary,
     "lmplz": kenlm_tool("lmplz"),
     "build_binary": kenlm_tool("build_binary"),
     "fingerprint": train_fingerprint,

@@ -5,6 +5,7 @@ import math
 
 from ..atomic import write_json
 from ..errors import LmgapError
+from ..files import read_json
 
 # lmplz adds these to every model's unigrams; they are no words of the text.
 MARKERS = ("<s>", "</s>", "<unk>")
@@ -44,12 +45,20 @@ def unknown_words(vocabulary, unigrams):
     return vocabulary - known
 
 
-def oov_price(unknown, oovs):
+def oov_price(unknown, oovs, padded=False):
     """log10_share(unknown), for a model that met oovs OOV tokens: a model that knows every word
-    of V can meet none."""
+    of V can meet none; 0 for a model padded to V (padded_size), whose `<unk>` is one word's."""
+    if padded:
+        return 0.0
     if oovs and unknown == 0:
         raise LmgapError(f"a model that knows every word of the run's vocabulary met {oovs:,} OOVs: {STALE}")
     return log10_share(unknown)
+
+
+def padded_size(vocabulary_path):
+    """--vocab_pad's size for the run's vocabulary: V words and `</s>`. lmplz counts `</s>` and `<unk>` among
+    its entries, so a model knowing k of V's words pads V - k - 1: with `<unk>`, one entry per unknown word."""
+    return read_json(vocabulary_path)["words"] + 1
 
 
 def log10_share(unknown):

@@ -18,8 +18,8 @@ from .output import arpa_header_counts, stderr_tail
 
 
 def lmplz_command(lmplz, options, temp_prefix, text):
-    """The lmplz argument list (options: order, mem_mb for -S, prune, discount_fallback,
-    interpolate_unigrams), never a shell string; without --arpa the model goes to standard output."""
+    """The lmplz argument list (options: order, mem_mb for -S, prune, discount_fallback, interpolate_unigrams,
+    vocab_pad: its size), never a shell string; without --arpa the model goes to standard output."""
     cmd = [str(lmplz), "-o", str(options["order"]), "--skip_symbols", "-S", f"{int(options['mem_mb'])}M"]
     cmd += ["-T", str(temp_prefix)]
     if options.get("prune"):
@@ -28,6 +28,8 @@ def lmplz_command(lmplz, options, temp_prefix, text):
         cmd.append("--discount_fallback")
     if not options.get("interpolate_unigrams", True):
         cmd += ["--interpolate_unigrams", "0"]
+    if options.get("vocab_pad"):
+        cmd += ["--vocab_pad", str(int(options["vocab_pad"]))]
     return cmd + ["--text", str(text)]
 
 

@@ -113,8 +113,8 @@ def priced_log10(scores, figures):
     """Each document's log10 P with its OOVs priced as words (see lmgap.record.oovs_as_words_perplexity):
     scores, the model's per-document sums; figures, its perplexity.tsv row."""
     unknown = float(figures["unknown_words"]) if figures["unknown_words"] else None
-    oovs = scores["oovs"].to_numpy()
-    return scores["log10_prob"].to_numpy() + oovs * oov_price(unknown, int(oovs.sum()))
+    oovs, padded = scores["oovs"].to_numpy(), float(figures.get("vocab_pad") or 0) > 0
+    return scores["log10_prob"].to_numpy() + oovs * oov_price(unknown, int(oovs.sum()), padded)
 
 
 def compare(pair, split, documents, figures, resamples, seed):

@@ -67,7 +67,7 @@ TABLE = Table(
         Column("build_binary_peak_rss_mb", "build_binary's own peak resident memory in MB"),
         *(
             PERPLEXITY.column(name)
-            for name in ("binary_bytes", "prune", "interpolate_unigrams", "discount_fallback", "model")
+            for name in ("binary_bytes", "prune", "interpolate_unigrams", "vocab_pad", "discount_fallback", "model")
         ),
     ),
     shown=(

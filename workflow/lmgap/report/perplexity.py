@@ -167,6 +167,12 @@ TABLE = Table(
             "`true` for KenLM's unigrams, interpolated with the uniform distribution; `false` for "
             "SRILM's, the discounted mass given to `<unk>` (`lmplz --interpolate_unigrams 0`)",
         ),
+        Column(
+            "vocab_pad",
+            "the size `lmplz --vocab_pad` padded the model's vocabulary to (`lmplz.vocab_pad`: V + 1, the "
+            "run's vocabulary and `</s>`), its `<unk>` then one unknown word's probability; 0 for none",
+            integer=True,
+        ),
         Column("discount_fallback", "whether `lmplz --discount_fallback` was given (`true` or `false`)"),
         Column(
             "model",
@@ -207,15 +213,17 @@ def model_columns(record, files, settings):
             "parameters": parameter_count(neural["folder"]),
             "model": name,
         }
+    counts = read_json(model_file(files["counts"], name))
     return {
         "family": "ngram",
         "order": record["order"],
         "train_fraction": record["train_fraction"],
-        "train_tokens": read_json(model_file(files["counts"], name))["training_text"]["tokens"],
+        "train_tokens": counts["training_text"]["tokens"],
         "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
         "prune": " ".join(str(v) for v in record["prune"]) or "none",
         # Absent from the records of models with KenLM's default (lmgap.models.models_from_config).
         "interpolate_unigrams": record.get("interpolate_unigrams", True),
+        "vocab_pad": counts.get("vocab_pad", 0),
         "discount_fallback": settings["discount_fallback"],
         "model": name,
     }
@@ -240,7 +248,7 @@ def load_metrics(metric_paths, vocabulary, files, settings):
                 "split": record["split"],
                 **split_figures(record["sums"]),
                 "perplexity_oovs_as_words": oovs_as_words_perplexity(
-                    record["sums"], oov_price(own.get("unknown_words"), record["sums"]["oovs"])
+                    record["sums"], oov_price(own.get("unknown_words"), record["sums"]["oovs"], own.get("vocab_pad"))
                 ),
                 "log10_prob": record["sums"]["log10_prob"],
                 "log10_prob_oov": record["sums"]["log10_prob_oov"],
