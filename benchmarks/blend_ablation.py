@@ -64,11 +64,16 @@ def ablation(run, split):
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parsed_runs(description):
+    """The arguments of a benchmark over finished runs: RUN folders and --split."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--split", default="dev-0")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main():
+    args = parsed_runs(__doc__.split("\n\n")[0])
     for run in args.runs:
         ablation(run, args.split)
 
