@@ -1,6 +1,6 @@
 """Sweeps: the learning curve on a generated corpus, and the demo sweep locally against SLURM.
 
-    .venv/bin/python benchmarks/sweep.py curve --words 10000000 --orders 3 4 5 --fractions 0.01 0.1 0.3 1
+    .venv/bin/python benchmarks/sweep.py curve --words 10000000 --orders 3 4 5 --fractions 0.01 0.1 0.3 1 [--vocab-pad]
     .venv/bin/python benchmarks/sweep.py slurm --repeat 3
 
 curve: a clean local run of orders x fractions on a newspaper-like corpus (dev-0 the real one's
@@ -63,6 +63,7 @@ def curve(args, bin_dir):
         "train_fraction": args.fractions,
         "kenlm": {"bin_dir": str(bin_dir)},
         "gap": {"enabled": False},
+        "lmplz": {"vocab_pad": args.vocab_pad},
     }
     cost = run(folder, config)
     print(
@@ -137,6 +138,7 @@ def main():
     parser.add_argument("--fractions", type=float, nargs="+", default=[0.01, 0.1, 0.3, 1.0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--vocab-pad", action="store_true", help="curve: lmplz.vocab_pad: true")
     parser.add_argument("--slurm-cpus", type=int, default=8)
     parser.add_argument("--work", default="/tmp/lmgap-benchmark")
     parser.add_argument("--kenlm-bin", default=None)
