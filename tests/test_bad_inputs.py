@@ -264,6 +264,9 @@ def test_a_malformed_corpus_file_is_refused_with_its_name_and_a_fix_or_read_as_d
         if how == "a blank line" and name != "in-header.tsv":
             # The blank line named with its own file, not beside the other file's count.
             assert re.search(rf"{re.escape(named)} line [12] is blank", said), said
+        if how in ("a column too many", "a column too few", "a blank line"):
+            # A line the jobs cannot read is refused by the fetch, before any of them starts.
+            assert not (work / "fetched.json").exists(), said
         # Nothing half-written: no temporary file left, and what was written is whole.
         assert not [path for path in work.rglob("*") if ".tmp-" in path.name]
         return
@@ -284,6 +287,20 @@ def test_a_malformed_corpus_file_is_refused_with_its_name_and_a_fix_or_read_as_d
         assert {file: made[file] for file in texts} == {file: clean[file] for file in texts}
         # No column is named Year: the years table holds its header alone.
         assert made["train.years.tsv"] == made["dev-0.years.tsv"] == b"year\n" != clean["dev-0.years.tsv"]
+
+
+def test_a_blank_line_in_both_files_at_one_place_is_refused_by_the_fetch(well_formed, tmp_path):
+    # The line counts agree, so only the blank in.tsv line itself tells.
+    root, work = tmp_path / "corpus", tmp_path / "work"
+    shutil.copytree(well_formed / "corpus", root)
+    work.mkdir()
+    for name in ("dev-0/in.tsv.xz", "dev-0/expected.tsv"):
+        at_second_line(lambda line: [b"", line])(root / name)
+    with pytest.raises(
+        LmgapError, match=r"^dev-0/in.tsv.xz line 2 is blank: .*remove that line, and its line of expected"
+    ):
+        read_by_the_jobs(root, work)
+    assert not (work / "fetched.json").exists()
 
 
 # --- `lmgap score`: each malformation of a token (the second of line 2) and of a line (line 2).

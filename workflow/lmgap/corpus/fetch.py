@@ -14,7 +14,7 @@ from ..atomic import atomic_path, write_json
 from ..errors import LmgapError
 from ..files import count_text_lines, head_commit, read_json, sha256
 from .place import is_url
-from .rebuild import clean, header_names, header_path, line_count_mismatch, year_column
+from .rebuild import clean, header_names, header_path, line_count_mismatch, read_contexts, year_column
 
 GIT_PORTS = {"git": 9418, "https": 443, "http": 80, "ssh": 22}
 CONNECT_TIMEOUT_S = 15
@@ -83,24 +83,16 @@ def clone(source, commit, dest, log):
 
 def check_line_counts(root, described):
     """Each split's expected.tsv has a line per line of its in.tsv.xz: checked at the fetch, so
-    that one error names both files, and a blank line that shifts them, before any job reads them."""
+    that one error names both files, and a blank line that shifts them, before any job reads them
+    (in.tsv.xz has none: describe_file refused it)."""
     for name in described:
         if not name.endswith("/expected.tsv"):
             continue
         split = name.removesuffix("expected.tsv")
         gaps, lines = described[name]["lines"], described[f"{split}in.tsv.xz"]["lines"]
-        if gaps == lines:
-            continue
-        # A blank line is the likeliest cause in the longer file only.
-        if gaps > lines:
-            raise line_count_mismatch(f"{root}/{split}", gaps, lines, first_blank_line(Path(root) / name))
-        blank = first_blank_line(Path(root) / f"{split}in.tsv.xz")
-        if blank:
-            raise LmgapError(
-                f"{root}/{split}in.tsv.xz line {blank} is blank, which shifts its {lines} lines against "
-                f"the {gaps} of {split}expected.tsv: remove that line (each line is a document)"
-            )
-        raise line_count_mismatch(f"{root}/{split}", gaps, lines)
+        if gaps != lines:
+            blank = first_blank_line(Path(root) / name) if gaps > lines else None
+            raise line_count_mismatch(f"{root}/{split}", gaps, lines, blank)
 
 
 def first_blank_line(path):
@@ -110,7 +102,10 @@ def first_blank_line(path):
 
 
 def describe_file(path):
-    """sha256 of the file's bytes and the number of lines of its (decompressed) text."""
+    """sha256 of the file's bytes and the number of lines of its (decompressed) text; an in.tsv.xz's
+    lines as every job reads them, so that a line of the wrong columns, or blank, is refused now."""
+    if path.name == "in.tsv.xz":
+        return {"sha256": sha256(path), "lines": sum(len(block) for block in read_contexts(path.parent))}
     try:
         with (lzma.open if path.suffix == ".xz" else open)(path, "rb") as text:
             lines = count_text_lines(text)
@@ -240,6 +235,10 @@ def read_gap_words(path, name):
                     "save the file as UTF-8 without one"
                 )
             word = line.rstrip(b"\r\n")
+            if b"\t" in word:
+                raise LmgapError(
+                    f"{name} line {number} has a tab in its gap word; a gap word is one whitespace token: fix that line"
+                )
             if not word:
                 empty.append(number)
             # The rebuild's own cleaning, which KenLM's text gets: a word it changes is not the word

@@ -115,6 +115,11 @@ def read_contexts(split_dir):
             for line in lines:
                 count += 1
                 found = line.count(b"\t") + 1
+                if not line.strip():
+                    raise LmgapError(
+                        f"{split_dir.name}/in.tsv.xz line {count} is blank: each line is a document with its "
+                        "contexts; remove that line, and its line of expected.tsv if it has one"
+                    )
                 if found != expected:
                     source = f"the columns {header} names" if header else "line 1's"
                     raise LmgapError(
