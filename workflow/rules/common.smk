@@ -351,13 +351,13 @@ def train_runtime(wildcards, input):
     return 10 + math.ceil(MODELS[wildcards.model]["order"] * training_text_mb(input) / 100)
 
 
-# What a model is trained from and with: the inputs and settings of rule train, which
-# install_model repeats (see there).
 def padding_vocabulary(wildcards):
     """The run's vocabulary, which a model with lmplz.vocab_pad pads to (none for the others)."""
     return [rules.vocabulary.output.vocabulary] if MODELS[wildcards.model].get("vocab_pad") else []
 
 
+# What a model is trained from and with: the inputs and settings of rule train, which
+# install_model repeats (see there).
 MODEL_SOURCES = {
     "text": training_text,
     "vocabulary": padding_vocabulary,
