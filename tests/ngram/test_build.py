@@ -6,7 +6,7 @@ from pathlib import Path
 import kenlm
 import pytest
 
-from conftest import PERPLEXITY_TABLE, REPO, demo_corpus, run_pipeline
+from conftest import GAP_TABLE, PERPLEXITY_TABLE, REPO, demo_corpus, run_pipeline
 from lmgap.errors import LmgapError
 from lmgap.ngram import build as kenlm_build
 
@@ -57,15 +57,17 @@ def test_user_tools_below_the_configured_order_train_no_model_of_that_order(tmp_
         "orders": [3, 7],
         "kenlm": {"bin_dir": str(kenlm_bin)},
         "lmplz": {"discount_fallback": True},
-        "gap": {"enabled": False},
+        "gap": {"enabled": True, "document": {"enabled": False}},
     }
-    done = run_pipeline(tmp_path / "work", config, PERPLEXITY_TABLE, check=False)
+    done = run_pipeline(tmp_path / "work", config, PERPLEXITY_TABLE, GAP_TABLE, check=False)
     assert done.returncode != 0
     assert "lmgap error in rule kenlm_tools: the KenLM in kenlm.bin_dir" in done.stderr
     assert "compiled with maximum order 6, but orders asks for [7]" in done.stderr
-    # The order-7 model is never started; the order-3 one does not need those tools (keep-going).
-    assert "model=o7" not in done.stderr
+    # The order-7 model is never started, nor the kenlm module its gap scores would load; the
+    # order-3 one does not need those tools (keep-going).
+    assert "model=o7" not in done.stderr and "rule build_kenlm_python" not in done.stdout + done.stderr
     assert not (tmp_path / "work/results/models/o7").exists()
+    assert not list((tmp_path / "work").glob("resources/kenlm/*maxorder7*"))
 
 
 def test_the_order_check_model_is_valid_arpa_with_the_hand_worked_score(tmp_path):

@@ -268,6 +268,15 @@ def every_kenlm_tool():
     }
 
 
+def python_module_checks(wildcards):
+    """The checks of the user's tools (kenlm.bin_dir) for the orders a kenlm module serves: an order they
+    cannot train builds no module. ancient: a check run again does not build it again."""
+    if not config["kenlm"]["bin_dir"]:
+        return []
+    orders = [order for order in ORDERS if kenlm_build_order(order) == int(wildcards.max_order)]
+    return [ancient(rules.kenlm_tools.output.record.format(order=order)) for order in orders]
+
+
 def kenlm_python_for(wildcards):
     """A kenlm module built for a model of an order the .venv's module cannot load; other models
     depend on none, so adding a high order rescores nothing else."""

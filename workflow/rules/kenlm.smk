@@ -50,6 +50,8 @@ else:
 
 # The kenlm module for models above the .venv module's maximum order, built for theirs.
 rule build_kenlm_python:
+    input:
+        checked=python_module_checks,
     output:
         module=directory(f"resources/kenlm/kenlm-{KENLM_VERSION}-maxorder{{max_order}}/python"),
     log:
