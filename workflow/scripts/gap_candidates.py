@@ -9,7 +9,7 @@ run(
     snakemake,
     lambda log: write_candidates(
         {**snakemake.input, "split_dir": split_dir(snakemake)},
-        {**snakemake.params, "workers": workers},
+        {"per_context": snakemake.params.per_context, "frequent": snakemake.params.frequent, "workers": workers},
         snakemake.output,
         log,
     ),

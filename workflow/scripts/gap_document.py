@@ -7,7 +7,12 @@ run(
         split_dir(snakemake),
         snakemake.input.heldout,
         snakemake.input.gap_words,
-        {**snakemake.params, "variant": snakemake.wildcards.context},
+        {
+            "decays": snakemake.params.decays,
+            "rarity": snakemake.params.rarity,
+            "top_k": snakemake.params.top_k,
+            "variant": snakemake.wildcards.context,
+        },
         snakemake.output,
         log,
     ),

@@ -4,6 +4,6 @@ from lmgap.scriptio import run
 run(
     snakemake,
     lambda log: write_model_predictions(
-        snakemake.input, {**snakemake.params, "variant": snakemake.wildcards.context}, snakemake.output
+        snakemake.input, {"top_k": snakemake.params.top_k, "variant": snakemake.wildcards.context}, snakemake.output
     ),
 )
