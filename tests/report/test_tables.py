@@ -9,7 +9,7 @@ import pytest
 import numpy as np
 import pandas as pd
 
-from lmgap.report.cost import read_benchmark
+from lmgap.report.cost import peak_mb, read_benchmark
 from lmgap.report.documents import HARDEST_TABLE
 from lmgap.report.perplexity import markdown
 from lmgap.report.table import Column, Table
@@ -62,6 +62,9 @@ def test_a_benchmark_that_snakemake_could_not_measure_reads_as_nan(tmp_path):
     (tmp_path / "job.tsv").write_text(header + "0.31\t0:00:00\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\n")
     figures = read_benchmark(tmp_path / "job.tsv")
     assert figures["s"] == 0.31 and math.isnan(figures["cpu"]) and math.isnan(figures["rss"])
+    # A peak over jobs leaves such a job out wherever it stands, and is NA only if all are.
+    assert peak_mb([figures["rss"], 120.0, 80.0]) == peak_mb([120.0, figures["rss"], 80.0]) == 120.0
+    assert math.isnan(peak_mb([figures["rss"], figures["rss"]]))
 
 
 def test_numpy_values_are_written_as_the_python_values_they_hold():

@@ -98,6 +98,13 @@ def read_benchmark(path):
     return read_table_record(path, figures)
 
 
+def peak_mb(values):
+    """The largest of peak memories, NA (NaN) ones left out: NaN only if all are NA. max() alone
+    would return or skip a NaN by its place among the arguments."""
+    known = [value for value in values if not math.isnan(value)]
+    return max(known) if known else math.nan
+
+
 def cost_rows(metrics, files, settings):
     """One row per model of the metrics records (a record per model and scored split); files and settings as
     load_metrics takes them, files with the patterns of the benchmarks and usage records too."""
@@ -127,7 +134,7 @@ def cost_rows(metrics, files, settings):
                 "train_tokens_per_second": own["train_tokens"] / job["s"] if job["s"] else None,
                 "eval_tokens_per_second": tokens / query_seconds if query_seconds else None,
                 # The job's whole process tree, lmplz and build_binary at once.
-                "peak_rss_mb": max(job["rss"], *(q["rss"] for q in queries)),
+                "peak_rss_mb": peak_mb([job["rss"], *(q["rss"] for q in queries)]),
                 # What the train job reserved (usage records from before it was kept have none),
                 # against what each of its tools held at its peak.
                 "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
@@ -147,7 +154,7 @@ def neural_costs(name, splits, tokens, files, settings):
         "train_job_seconds": job["s"] if job else None,
         "query_seconds": score_seconds,
         "eval_tokens_per_second": tokens / score_seconds if score_seconds else None,
-        "peak_rss_mb": max([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
+        "peak_rss_mb": peak_mb([q["rss"] for q in scores] + ([job["rss"]] if job else [])),
     }
 
 
