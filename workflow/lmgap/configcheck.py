@@ -90,7 +90,8 @@ def validate_config(config, schema_path):
         raise LmgapError(refusal(err.__context__, schema)) from None
     for section, key in PATH_KEYS:
         value = config[section][key]
-        if value and not (key == "source" and is_url(value)):
+        # corpus.source may be a URL, which is no path.
+        if value and not ((section, key) == ("corpus", "source") and is_url(value)):
             config[section][key] = os.path.expanduser(value)
     for setting in prune_settings(config["lmplz"]["prune"]):
         check_prune(setting, config["orders"])
