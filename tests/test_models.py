@@ -1,5 +1,9 @@
 """Model names from the config's settings."""
 
+import pytest
+
+from lmgap.corpus.vocabulary import check_padding
+from lmgap.errors import LmgapError
 from lmgap.models import fraction_label, interpolate_settings, model_name, models_from_config
 from lmgap.ngram.run import lmplz_command
 
@@ -53,7 +57,14 @@ def test_vocab_pad_names_the_padded_models_and_pads_only_kenlm_s_unigrams():
     }
     # lmplz pads interpolated unigrams only; SRILM's model is trained as without the setting.
     assert models["o3-interp0"] == models_from_config([3], [[]], False, [1.0], [False])["o3-interp0"]
-    # The train job resolves the setting into the size (lmgap.corpus.vocabulary.padded_size).
+    # The train job resolves the setting into the size (lmgap.ngram.run.padded_size).
     flags = lmplz_command("lmplz", {**models["o3-pad"], "mem_mb": 100, "vocab_pad": 5001}, "tmp", "text")
     assert flags[-4:] == ["--vocab_pad", "5001", "--text", "text"]
     assert "--vocab_pad" not in lmplz_command("lmplz", {**models["o3-interp0"], "mem_mb": 100}, "tmp", "text")
+
+
+def test_a_model_padded_to_another_vocabulary_is_named_with_its_fix():
+    # Unpadded, or padded to the run's vocabulary and `</s>`: nothing to say.
+    assert check_padding(0, 30_000, "o3") is None and check_padding(30_001, 30_000, "o3-pad") is None
+    with pytest.raises(LmgapError, match=r"^o3-pad was padded to 30,001 entries, not the run's vocabulary of 30,005"):
+        check_padding(30_001, 30_005, "o3-pad")

@@ -89,6 +89,11 @@ def test_srilm_s_unigrams_meet_kenlm_s_and_every_pair_keeps_its_own_kind():
     }
     # A neural model meets KenLM's unigrams, not SRILM's.
     assert [(p.model, p.baseline) for p in neural_pairs(models, {"small": None})] == [("small", "o4")]
+    # Under lmplz.vocab_pad the KenLM twin is padded too (lmplz pads no SRILM model): the pair says so.
+    padded = models_from_config([3], [()], False, [1.0], [True, False], vocab_pad=True)
+    assert [(p.model, p.baseline, p.setting) for p in model_pairs(padded)] == [
+        ("o3-interp0", "o3-pad", "interpolate_unigrams+vocab_pad")
+    ]
 
 
 def write_scores(path, rows, oovs=0):

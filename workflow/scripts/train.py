@@ -4,9 +4,8 @@ import time
 
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
-from lmgap.corpus.vocabulary import padded_size
 from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, probing_bytes, text_mb, text_tokens
-from lmgap.ngram.run import temp_dir, train
+from lmgap.ngram.run import padded_size, temp_dir, train
 from lmgap.scriptio import run
 
 
@@ -18,7 +17,7 @@ def main(log):
     tokens = text_tokens(snakemake.input.text)
     lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text))
     temp = temp_dir(snakemake.config, snakemake.wildcards.model)
-    # --vocab_pad counts `</s>` with the words (lmgap.corpus.vocabulary.padded_size).
+    # --vocab_pad counts `</s>` with the words (lmgap.ngram.run.padded_size).
     pad = padded_size(snakemake.input.vocabulary[0]) if options.get("vocab_pad") else 0
     counts, usage, words, fallback = train(
         snakemake.input, {**options, "mem_mb": lmplz_mb, "vocab_pad": pad}, snakemake.output, temp, log

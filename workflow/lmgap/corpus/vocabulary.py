@@ -5,7 +5,6 @@ import math
 
 from ..atomic import write_json
 from ..errors import LmgapError
-from ..files import read_json
 
 # lmplz adds these to every model's unigrams; they are no words of the text.
 MARKERS = ("<s>", "</s>", "<unk>")
@@ -47,7 +46,7 @@ def unknown_words(vocabulary, unigrams):
 
 def oov_price(unknown, oovs, padded=False):
     """log10_share(unknown), for a model that met oovs OOV tokens: a model that knows every word
-    of V can meet none; 0 for a model padded to V (padded_size), whose `<unk>` is one word's."""
+    of V can meet none; 0 for a model padded to V (lmgap.ngram.run.padded_size), whose `<unk>` is one word's."""
     if padded:
         return 0.0
     if oovs and unknown == 0:
@@ -55,10 +54,14 @@ def oov_price(unknown, oovs, padded=False):
     return log10_share(unknown)
 
 
-def padded_size(vocabulary_path):
-    """--vocab_pad's size for the run's vocabulary: V words and `</s>`. lmplz counts `</s>` and `<unk>` among
-    its entries, so a model knowing k of V's words pads V - k - 1: with `<unk>`, one entry per unknown word."""
-    return read_json(vocabulary_path)["words"] + 1
+def check_padding(padded, vocabulary, model):
+    """A model padded (to lmgap.ngram.run.padded_size) to another vocabulary than the run's prices
+    its OOVs as words of that one."""
+    if padded and padded != vocabulary + 1:
+        raise LmgapError(
+            f"{model} was padded to {padded:,} entries, not the run's vocabulary of {vocabulary:,} and `</s>`: "
+            f"train it again (snakemake --cores 8 --forcerun train)"
+        )
 
 
 def log10_share(unknown):

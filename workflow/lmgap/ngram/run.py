@@ -1,6 +1,7 @@
 """Run lmplz and build_binary, turning their failures into errors a user can act on."""
 
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -31,6 +32,12 @@ def lmplz_command(lmplz, options, temp_prefix, text):
     if options.get("vocab_pad"):
         cmd += ["--vocab_pad", str(int(options["vocab_pad"]))]
     return cmd + ["--text", str(text)]
+
+
+def padded_size(vocabulary_path):
+    """--vocab_pad's size for the run's vocabulary: V words and `</s>`. lmplz counts `</s>` and `<unk>` among
+    its entries, so a model knowing k of V's words pads V - k - 1: with `<unk>`, one entry per unknown word."""
+    return json.loads(Path(vocabulary_path).read_text())["words"] + 1
 
 
 def temp_dir(config, model):

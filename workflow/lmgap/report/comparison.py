@@ -23,7 +23,9 @@ CONFIDENCE = 0.95
 MIN_DOCUMENTS = 6
 # Resamples drawn at once: a block of indices is CHUNK times the documents.
 CHUNK = 64
-SETTINGS = ("order", "train_fraction", "prune", "interpolate_unigrams", "family")
+# interpolate_unigrams+vocab_pad: SRILM's model against its KenLM twin under lmplz.vocab_pad, which
+# pads the twin alone (lmplz pads no other).
+SETTINGS = ("order", "train_fraction", "prune", "interpolate_unigrams", "interpolate_unigrams+vocab_pad", "family")
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,9 @@ def model_pairs(models):
         if prune:
             candidates.append(("prune", (order, (), fraction, interpolated)))
         if not interpolated:
-            candidates.append(("interpolate_unigrams", (order, prune, fraction, True)))
+            twin = (order, prune, fraction, True)
+            padded = twin in named and models[named[twin]].get("vocab_pad")
+            candidates.append(("interpolate_unigrams+vocab_pad" if padded else "interpolate_unigrams", twin))
         pairs += [Pair(name, named[other], setting) for setting, other in candidates if other in named]
     return sorted(pairs, key=lambda pair: (SETTINGS.index(pair.setting), pair.model))
 
@@ -181,7 +185,8 @@ TABLE = Table(
         Column(
             "differs_in",
             "the one setting the model differs in from its baseline: `order`, `train_fraction`, `prune`, "
-            "`interpolate_unigrams` or `family`",
+            "`interpolate_unigrams` (`interpolate_unigrams+vocab_pad` where `lmplz.vocab_pad` padded the "
+            "KenLM twin: lmplz pads no SRILM model) or `family`",
             "Differs in",
         ),
         Column(

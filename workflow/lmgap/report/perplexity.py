@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..corpus.vocabulary import oov_price, unknown_words
+from ..corpus.vocabulary import check_padding, oov_price, unknown_words
 from ..files import model_file, read_json
 from ..neural.files import parameter_count, weights_bytes
 from ..record import oovs_as_words_perplexity, split_figures
@@ -170,7 +170,8 @@ TABLE = Table(
         Column(
             "vocab_pad",
             "the size `lmplz --vocab_pad` padded the model's vocabulary to (`lmplz.vocab_pad`: V + 1, the "
-            "run's vocabulary and `</s>`), its `<unk>` then one unknown word's probability; 0 for none",
+            "run's vocabulary and `</s>`), its `<unk>` then one unknown word's probability; 0 for none (empty "
+            "for a neural model)",
             integer=True,
         ),
         Column("discount_fallback", "whether `lmplz --discount_fallback` was given (`true` or `false`)"),
@@ -240,6 +241,7 @@ def load_metrics(metric_paths, vocabulary, files, settings):
             # Its n-grams, and the words of the run's vocabulary it does not know.
             ngrams = read_json(model_file(files["counts"], record["model"]))["ngrams"]
             unknown = unknown_words(vocabulary, ngrams[0])
+            check_padding(own.get("vocab_pad"), vocabulary, record["model"])
             own |= {"vocabulary": vocabulary - unknown, "unknown_words": unknown, "ngrams_total": sum(ngrams)}
             own |= {f"ngrams_{k}": n for k, n in enumerate(ngrams, start=1)}
         rows.append(
