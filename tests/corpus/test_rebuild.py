@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 import hand_recipe
-from lmgap.corpus.rebuild import rebuild_split
+from lmgap.corpus.rebuild import read_contexts, rebuild_split
 from lmgap.errors import LmgapError
 
 TRICKY_CONTEXTS = [
@@ -158,3 +158,9 @@ def test_without_xz_the_lzma_module_gives_the_same_text(tmp_path, monkeypatch):
     (tmp_path / "dev-0/in.tsv.xz").write_bytes(data[:-20])
     with pytest.raises(LmgapError, match="is corrupt or truncated"):
         rebuild_split(tmp_path / "dev-0", tmp_path / "broken.txt")
+
+
+def test_a_line_of_empty_fields_is_a_document_with_empty_contexts_not_a_blank_line(tmp_path):
+    # Every column of the second line empty: its tabs are there, so it is read, as before.
+    write_split(tmp_path / "dev-0", 8, [b"a", b"b"], [(b"x", b"y"), (b"", b"")])
+    assert [pair for block in read_contexts(tmp_path / "dev-0") for pair in block][1] == [b"", b""]

@@ -105,7 +105,12 @@ def describe_file(path):
     """sha256 of the file's bytes and the number of lines of its (decompressed) text; an in.tsv.xz's
     lines as every job reads them, so that a line of the wrong columns, or blank, is refused now."""
     if path.name == "in.tsv.xz":
-        return {"sha256": sha256(path), "lines": sum(len(block) for block in read_contexts(path.parent))}
+        try:
+            lines = sum(len(block) for block in read_contexts(path.parent))
+        except LmgapError as err:
+            # The jobs name the split's file alone; the fetch says which copy of the corpus it is.
+            raise LmgapError(f"{err} (the corpus at {path.parent.parent})") from None
+        return {"sha256": sha256(path), "lines": lines}
     try:
         with (lzma.open if path.suffix == ".xz" else open)(path, "rb") as text:
             lines = count_text_lines(text)
