@@ -60,7 +60,7 @@ def check_padding(padded, vocabulary, model):
     if padded and padded != vocabulary + 1:
         raise LmgapError(
             f"{model} was padded to {padded:,} entries, not the run's vocabulary of {vocabulary:,} and `</s>`: "
-            f"train it again (snakemake --cores 8 --forcerun train)"
+            f"delete results/models/{model}/ and run the pipeline again, which trains it anew"
         )
 
 
