@@ -216,6 +216,15 @@ def test_a_line_lists_top_k_in_order_and_p0_takes_the_rest():
     assert format_line(["a", "b"], normalised(scores), 2, 0.5)[:2] == ("a:0.5 :0.5", 1)
 
 
+def test_a_line_whose_rounded_words_pass_the_whole_mass_leaves_p0_at_zero_or_more():
+    # Worked by hand: 0.5000001 and 0.4999996 round to 0.5 each, which with 3e-07 pass 1; listed at
+    # 1 - 5e-6 of their mass they round to 0.499998, 0.499997 and 2.99998e-07, and p0 takes 4.7e-06.
+    line, _, p0 = format_line(["a", "b", "c"], np.array([0.4999996, 0.5000001, 0.0000003]), 3, 1.0)
+    assert line == "b:0.499998 a:0.499997 c:2.99998e-07 :4.700002e-06" and p0 >= 0
+    # Where rounding leaves p0 at 0 or above, the line is as it always was.
+    assert format_line(["a"], np.array([1 / 3]), 1, 1.0)[0] == f"a:0.333333 :{1 - 0.333333:.10g}"
+
+
 def query_totals(kenlm_bin, model, lines):
     """query's log10 total of each line (-v sentence), run by hand."""
     done = subprocess.run(

@@ -8,6 +8,8 @@ from ..corpus.rebuild import read_contexts
 
 # Listed probabilities keep six significant digits; p0 is the exact remainder of those.
 DIGITS = ".6g"
+# The most that rounding to six significant digits adds to a value, relative to it.
+ROUNDING = 5e-6
 
 
 def decoded(word):
@@ -25,7 +27,16 @@ def read_gaps(split_dir):
 
 def format_line(words, probabilities, top_k, mass):
     """(One out.tsv line, words listed, p0): the top_k words (str; ties by candidate order) with mass
-    times their probability (normalised over the candidates), and the rest as p0."""
+    times their probability (normalised over the candidates), and the rest as p0, never below 0."""
+    line = _line(words, probabilities, top_k, mass)
+    if line[2] < 0:
+        # Rounding to six digits raised the listed words past the whole mass (p0 near 0): each value
+        # gains at most ROUNDING of itself, so listing a share that much smaller leaves p0 at 0 or more.
+        line = _line(words, probabilities, top_k, mass * (1 - ROUNDING))
+    return line
+
+
+def _line(words, probabilities, top_k, mass):
     chosen = np.argsort(-probabilities, kind="stable")[:top_k]
     tokens, listed = [], 0.0
     for index in chosen.tolist():
