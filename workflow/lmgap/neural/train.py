@@ -2,16 +2,15 @@
 text, deterministically for a seed (on the CPU, with the same number of threads)."""
 
 import itertools
-import json
-import math
 import os
 import time
 
 import numpy as np
 
-from ..atomic import atomic_open, atomic_path, write_json
+from ..atomic import atomic_path
 from ..errors import LmgapError
 from .model import device
+from .steps import learning_rate, write_training
 from .tokenizer import END_OF_TEXT, read_lines
 
 ENCODE_LINES = 10000
@@ -34,16 +33,6 @@ def encode_text(text_path, tokenizer_path):
             pieces.append(np.array([*encoding.ids, end], dtype=dtype))
     size = {"lines": lines, "words": words, "tokens": words + lines}
     return np.concatenate(pieces), tokenizer, size
-
-
-def learning_rate(step, steps, peak):
-    """Linear warm-up over the first tenth of the steps (at most 100), then cosine decay to a
-    tenth of the peak."""
-    warmup = max(1, min(100, steps // 10))
-    if step < warmup:
-        return peak * (step + 1) / warmup
-    progress = (step - warmup) / max(1, steps - warmup)
-    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
 def build_model(settings, vocab_size, end_id):
@@ -114,9 +103,6 @@ def train(inputs, settings, outputs, threads, log):
         PreTrainedTokenizerFast(
             tokenizer_object=tokenizer, bos_token=END_OF_TEXT, eos_token=END_OF_TEXT
         ).save_pretrained(tmp)
-    with atomic_open(outputs["loss"]) as out:
-        out.write("step\tloss_nats\tlearning_rate\tseconds\n")
-        out.writelines(f"{s}\t{loss!r}\t{lr!r}\t{seconds:.3f}\n" for s, loss, lr, seconds in losses)
     seen = steps * batch * context
     record = {
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -130,9 +116,5 @@ def train(inputs, settings, outputs, threads, log):
         "train_tokens_per_second": seen / (trained - encoded),
         "threads": threads,
         "device": on.type,
-        "final_loss_nats": float(np.mean([loss for _, loss, _, _ in losses[-max(1, steps // 10) :]])),
-        "torch": torch.__version__,
     }
-    write_json(record, outputs["record"])
-    log.write(json.dumps(record, indent=2, sort_keys=True) + "\n")
-    return record
+    return write_training(losses, record, outputs, log)
