@@ -8,6 +8,11 @@ from ..errors import LmgapError
 # Nothing is ever downloaded: a model is a folder on this machine.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+# Snakemake runs jobs side by side, often more threads than cores: PyTorch's OpenMP threads (GNU's,
+# in its Linux wheels) spin 300,000 times while they wait for one another, taking the cores the
+# others need. Two trainings side by side on two cores took 1.79 s a step each (0.20 alone); spinning
+# 1,000 times, 0.39 (0.21 alone; benchmarks/threads.py, BENCHMARKS.md). Set before torch loads.
+os.environ.setdefault("GOMP_SPINCOUNT", "1000")
 
 
 def device():
