@@ -27,18 +27,24 @@ SCHEMA_PATH = REPO / "workflow/schemas/config.schema.yaml"
 SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
 # A message's fix: what to do, in the imperative, after the reason.
 FIX = re.compile(r"[;:] .*\b(give|list|remove|name|drop|use|set|write|save|fix|delete|free|run|install|fetch|point)\b")
-# The name a neural model's settings are generated under.
-NEURAL = "small"
+# The names a neural model's settings are generated under: a causal model's, and a cloze model's
+# train: settings (the schema gives train: the settings of the entry's kind).
+NEURAL, CLOZE = "small", "gapper"
+ENTRIES = {CLOZE: {"kind": "cloze"}}
 
 
 def settings(schema=SCHEMA, path=()):
     """(key path, schema) of every setting: each key whose value is not a mapping of keys, a
-    neural model's entries under the name NEURAL."""
+    neural model's entries under the name NEURAL and a cloze model's training under CLOZE."""
     for key, sub in schema.get("properties", {}).items():
         if "properties" in sub:
             yield from settings(sub, (*path, key))
         elif key == "neural":
-            yield from settings(sub["additionalProperties"], (*path, key, NEURAL))
+            entry = sub["additionalProperties"]
+            yield from settings(
+                {"properties": {**entry["properties"], **entry["else"]["properties"]}}, (*path, key, NEURAL)
+            )
+            yield from settings(entry["then"], (*path, key, CLOZE))
         else:
             yield (*path, key), sub
 
@@ -84,9 +90,13 @@ def bad_values(schema):
 
 
 def nested(path, value):
+    """The config holding value at path, a cloze model's entry with its kind."""
     tree = value
-    for key in reversed(path):
-        tree = {key: tree}
+    for depth in range(len(path) - 1, -1, -1):
+        tree = {path[depth]: tree}
+        if depth == 2 and path[0] == "neural":
+            # A neural model's entry: the keys its generated name stands for.
+            tree = {**ENTRIES.get(path[1], {}), **tree}
     return tree
 
 
@@ -102,6 +112,7 @@ def test_every_setting_is_generated_and_described():
     assert [dotted(path) for path, schema in settings() if "description" not in schema] == []
     paths = {dotted(path) for path, _ in settings()}
     assert {"orders", "gap.top_k", "lmplz.prune", "corpus.commit", f"neural.{NEURAL}.train.steps"} <= paths
+    assert {f"neural.{CLOZE}.train.window", f"neural.{CLOZE}.train.steps"} <= paths
     assert set(CLASSES) >= {"wrong type", "below its minimum", "above its maximum", "not one of its values", "empty"}
 
 

@@ -1,6 +1,7 @@
 """Every family predicts gaps, end to end in the real snakemake: a model the pipeline trains and a
 user's saved causal model rescore the n-gram's candidates, a user's saved masked model predicts
-from both contexts, and the blend mixes them all with the n-grams and the baseline."""
+from both contexts, a cloze model trained here and a saved one predict from both contexts, and the
+blend mixes them all with the n-grams and the baseline."""
 
 import json
 import math
@@ -11,13 +12,21 @@ from pathlib import Path
 
 import pytest
 
+import yaml
+
 from conftest import GAP_TABLE, benchmark_record, demo_corpus, read_table, run_pipeline
+from lmgap.corpus.rebuild import rebuild_split
 from lmgap.gap.blend import FOLDS, mixed_line
+from lmgap.gap.heldout import write_heldout
+from lmgap.neural.cloze_train import train_cloze
 from tiny_models import save_causal_model, save_masked_model
 
 pytestmark = pytest.mark.pipeline
 
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 20, "batch_size": 8}
+CLOZE = {"width": 32, "window": 8, "vocab_size": 2000, "steps": 40, "batch_size": 16}
+# The schema's defaults for the settings CLOZE leaves out.
+CLOZE_DEFAULTS = {"layers": 1, "min_count": 2, "dropout": 0.3, "learning_rate": 0.003, "seed": 1, "train_fraction": 1.0}
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 
 
@@ -29,6 +38,7 @@ def gap_run(tmp_path_factory, kenlm_bin):
     texts = [" ".join(words[k : k + 30]) for k in range(0, len(words), 30)]
     save_causal_model(root / "causal", texts, positions=128)
     save_masked_model(root / "masked", texts, vocab_size=500, positions=64)
+    save_cloze_model(root, corpus)
     config = {
         "corpus": {"source": str(corpus)},
         "orders": [3],
@@ -38,11 +48,25 @@ def gap_run(tmp_path_factory, kenlm_bin):
             "small": {"train": SMALL},
             "mine": {"path": str(root / "causal")},
             "bert": {"path": str(root / "masked"), "kind": "masked"},
+            "gapper": {"kind": "cloze", "train": CLOZE},
+            "saved": {"kind": "cloze", "path": str(root / "cloze/model")},
         },
     }
     # Benchmark records with each job's resources (what it asked the scheduler for).
     done = run_pipeline(root / "work", config, "--benchmark-extended")
     return root, config, done
+
+
+def save_cloze_model(root, corpus):
+    """A cloze model trained as the pipeline trains `gapper` (the same text, held-out lines and
+    settings), saved where a user keeps one."""
+    rebuild_split(corpus / "train", root / "train.txt")
+    write_heldout(corpus / "train", 4000, root / "heldout.tsv", root / "gap_words.tsv")
+    outputs = {"model": root / "cloze/model", "loss": root / "cloze/loss.tsv", "record": root / "cloze/training.json"}
+    with open(root / "cloze.log", "w") as log:
+        train_cloze(
+            {"text": root / "train.txt", "heldout": root / "heldout.tsv"}, {**CLOZE_DEFAULTS, **CLOZE}, outputs, 2, log
+        )
 
 
 def rows_by_model(work):
@@ -63,6 +87,8 @@ def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap
         ("bert", "neural", "both"),
         ("mine", "neural", "both"),
         ("small", "neural", "both"),
+        ("gapper", "cloze", "both"),
+        ("saved", "cloze", "both"),
         ("document", "document", "both"),
         ("document", "document", "left"),
         ("blend", "blend", "both"),
@@ -73,22 +99,35 @@ def test_every_family_has_its_gap_row_and_the_masked_model_no_perplexity_row(gap
     assert 20 < float(rows["small"]["candidates_per_gap"]) <= 20 + 10
     assert 20 < float(rows["mine"]["listed_per_gap"]) <= 20 + 10
     assert float(rows["bert"]["listed_per_gap"]) == 100
+    # A cloze model weighs every word of its vocabulary and lists 100; it has no perplexity row.
+    assert float(rows["gapper"]["listed_per_gap"]) == 100 and float(rows["gapper"]["seconds"]) > 0
+    training = json.loads((work / "results/neural/gapper/training.json").read_text())
+    assert float(rows["gapper"]["candidates_per_gap"]) == training["vocab_size"] > 100
     assert float(rows["small"]["seconds"]) > 0 and rows["blend"]["seconds"] == ""
     assert [row["model"] for row in read_table(work)] == ["o3", "mine", "small"]
     ran = done.jobs
     assert ran["gap_neural"] == 2 and ran["gap_masked"] == 1 and ran["gap_blend"] == 1
+    # The cloze model trains without a tokenizer: the one train_tokenizer job is the small model's.
+    assert ran["train_cloze"] == 1 and ran["gap_cloze"] == 2 and ran["train_tokenizer"] == 1
     md = (work / "results/tables/gap.md").read_text()
     assert "| dev-0 | blend | blend | both |" in md and "The blend on dev-0: weights `both/bert`" in md
 
 
 def test_each_neural_gap_job_stays_within_the_memory_it_reserved(gap_run):
     root, _, _ = gap_run
-    for rule, name in (("gap_neural", "small"), ("gap_neural", "mine"), ("gap_masked", "bert")):
+    for rule, name in (
+        ("gap_neural", "small"),
+        ("gap_neural", "mine"),
+        ("gap_masked", "bert"),
+        ("gap_cloze", "gapper"),
+    ):
         record = benchmark_record(root / f"work/results/benchmarks/{rule}/{name}/dev-0.tsv")
         assert 0 < float(record["max_rss"]) <= int(record["resources"]["mem_mb"]), (rule, name)
 
 
-@pytest.mark.parametrize("system", ["both/o3", "both/small", "both/mine", "both/bert", "both/blend", "unigram"])
+@pytest.mark.parametrize(
+    "system", ["both/o3", "both/small", "both/mine", "both/bert", "both/gapper", "both/blend", "unigram"]
+)
 def test_lmgap_score_of_each_out_tsv_equals_its_row(gap_run, system):
     root, _, _ = gap_run
     work = root / "work"
@@ -110,7 +149,16 @@ def test_the_blend_mixes_its_members_lines_with_weights_from_the_other_folds(gap
     gap = root / "work/results/gap"
     record = json.loads((gap / "both/blend/dev-0/weights.json").read_text())
     members = record["members"]
-    assert members == ["both/o3", "both/bert", "both/mine", "both/small", "both/document", "unigram"]
+    assert members == [
+        "both/o3",
+        "both/bert",
+        "both/mine",
+        "both/small",
+        "both/gapper",
+        "both/saved",
+        "both/document",
+        "unigram",
+    ]
     member_lines = [(gap / f"{name}/dev-0/out.tsv").read_text().splitlines() for name in members]
     blended = (gap / "both/blend/dev-0/out.tsv").read_text().splitlines()
     assert len(blended) == 100
@@ -145,3 +193,19 @@ def test_fewer_rescored_candidates_rerun_the_rescoring_and_train_nothing(gap_run
     rows = rows_by_model(work)
     # Five of the base model's, and up to gap.document.neural_words (10) of the page's.
     assert 5 < float(rows["small"]["candidates_per_gap"]) <= 5 + 10
+
+
+def test_a_saved_cloze_model_is_scored_as_the_one_trained_here_and_the_submission_names_the_family(gap_run):
+    root, _, _ = gap_run
+    work = root / "work"
+    # Trained alike (the seed, the text, the held-out lines), the two are one model: the same weights,
+    # and the same lines in out.tsv, the temperature fit alike on the run's held-out gaps.
+    trained, saved = work / "results/neural/gapper/model", root / "cloze/model"
+    for name in ("model.safetensors", "vocab.txt", "config.json"):
+        assert (trained / name).read_bytes() == (saved / name).read_bytes(), name
+    gap = work / "results/gap/both"
+    assert (gap / "gapper/dev-0/out.tsv").read_bytes() == (gap / "saved/dev-0/out.tsv").read_bytes()
+    assert (gap / "gapper/dev-0/fit.json").read_bytes() == (gap / "saved/dev-0/fit.json").read_bytes()
+    gonito = yaml.safe_load((work / "results/submission/gonito.yaml").read_text())
+    assert "cloze models of both contexts trained for the gap (gapper, saved)" in gonito["description"]
+    assert "cloze" in gonito["tags"] and gonito["tags"].count("neural-network") == 1

@@ -159,6 +159,9 @@ def test_a_new_stride_rescores_and_trains_nothing(neural_run, tmp_path):
         ({"path": "/nonexistent/model"}, "is not a folder holding a Hugging Face model"),
         ({"train": {"width": 100, "heads": 3}}, "width 100 is not a multiple of heads 3"),
         ({"train": {}, "kind": "masked"}, "kind: masked needs path:"),
+        ({"train": {}, "kind": "cloze", "stride": 8}, "a cloze model reads words on each side of a gap"),
+        ({"train": {"heads": 4}, "kind": "cloze"}, "('heads' was unexpected)"),
+        ({"path": "/nonexistent/model", "kind": "cloze"}, "lacks config.json, vocab.txt, model.safetensors"),
     ],
 )
 def test_bad_neural_settings_are_refused_before_anything_runs(tmp_path, neural_run, entry, message):

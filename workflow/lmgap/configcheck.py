@@ -63,6 +63,10 @@ def read_as_schema_types(value, schema):
             return read
     if isinstance(value, dict):
         properties = schema.get("properties", {})
+        # A setting whose schema depends on another (a neural model's train: on its kind).
+        if "if" in schema:
+            branch = "then" if jsonschema.Draft202012Validator(schema["if"]).is_valid(value) else "else"
+            properties = {**properties, **schema.get(branch, {}).get("properties", {})}
         # A mapping of names to entries of one schema (neural:) reads each entry by it.
         entries = schema.get("additionalProperties")
         entries = entries if isinstance(entries, dict) else {}

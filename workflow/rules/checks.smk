@@ -42,10 +42,10 @@ def config_warnings():
             "n-gram trained on the whole training split, and train_fraction has no 1.0: "
             "they predict no gaps; add 1.0 to train_fraction"
         )
-    if NEURAL_MASKED and not GAP["enabled"]:
+    if NEURAL_MASKED + NEURAL_CLOZE and not GAP["enabled"]:
         yield (
-            f"the masked models {', '.join(NEURAL_MASKED)} only predict gaps, and gap.enabled is "
-            "false: they do nothing; set it true, or remove them"
+            f"the masked and cloze models {', '.join(NEURAL_MASKED + NEURAL_CLOZE)} only predict gaps, and "
+            "gap.enabled is false: they do nothing; set it true, or remove them"
         )
 
 

@@ -56,9 +56,13 @@ try:
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 NEURAL_TRAINED = sorted(name for name, entry in NEURAL.items() if entry["source"] == "train")
-# Causal models have a perplexity row; masked ones define no perplexity and predict gaps only.
+# Causal models have a perplexity row; masked and cloze ones define no perplexity and predict gaps only.
 NEURAL_CAUSAL = sorted(name for name, entry in NEURAL.items() if entry["kind"] == "causal")
 NEURAL_MASKED = sorted(name for name, entry in NEURAL.items() if entry["kind"] == "masked")
+NEURAL_CLOZE = sorted(name for name, entry in NEURAL.items() if entry["kind"] == "cloze")
+# The models train_neural (with train_tokenizer) trains, and those train_cloze trains.
+CAUSAL_TRAINED = sorted(set(NEURAL_TRAINED) & set(NEURAL_CAUSAL))
+CLOZE_TRAINED = sorted(set(NEURAL_TRAINED) & set(NEURAL_CLOZE))
 SPLITS = sorted({config["train_split"], *config["eval_splits"]})
 TEST_A = ["test-A"] if config["corpus"]["test_a"] else []
 # Every split the corpus step provides: the scored ones, the training one and test-A if asked for.
@@ -141,13 +145,18 @@ def kept_results():
         *(expand(rules.install_model.output.arpa, model=models) if config["keep_arpa"] else []),
         *scored_outputs("metrics"),
         *scored_outputs("documents"),
-        *expand(rules.install_neural.output.model, neural=NEURAL_TRAINED),
+        *expand(rules.install_neural.output.model, neural=kept_neural_models()),
     ]
     if GAP["enabled"]:
         systems = [system.name for system in GAP_SYSTEMS.all()]
         kept += expand(rules.gap_evaluate.output.metrics, system=systems, split=splits)
         kept += expand(SYSTEM_OUT, system=systems, split=GAP_SPLITS)
     return kept
+
+
+def kept_neural_models():
+    """The trained neural models a run keeps: a cloze model only when it predicts gaps, all it does."""
+    return [name for name in NEURAL_TRAINED if GAP["enabled"] or name not in NEURAL_CLOZE]
 
 
 # The gap task's candidates come from the whole training split, so it predicts with the models
@@ -381,11 +390,24 @@ MODEL_SETTINGS = {"options": model_options, "kenlm": kenlm_identity()}
 # Neural models: a model's training text and folder, what the tables read of it, and the
 # memory its jobs ask for (neural.smk).
 def neural_training_text(wildcards):
-    return training_text_of(config["train_split"], NEURAL[wildcards.neural]["train"]["train_fraction"])
+    """A causal model's sample of the training split; a cloze model's whole split, whose fraction
+    it takes itself (lmgap.neural.cloze.training_lines): it leaves out the held-out lines by number."""
+    entry = NEURAL[wildcards.neural]
+    fraction = 1.0 if entry["kind"] == "cloze" else entry["train"]["train_fraction"]
+    return training_text_of(config["train_split"], fraction)
 
 
-# The byte-level BPE a trained model reads text with, learnt by rule train_tokenizer.
+# The byte-level BPE a trained causal model reads text with, learnt by rule train_tokenizer.
 TOKENIZER = "results/neural/{neural}/tokenizer.json"
+
+
+def neural_tokenizer(wildcards):
+    return TOKENIZER if NEURAL[wildcards.neural]["kind"] == "causal" else []
+
+
+def cloze_heldout(wildcards):
+    """The held-out training lines, which a cloze model leaves out of its training (p0 is set on them)."""
+    return rules.gap_heldout.output.heldout if NEURAL[wildcards.neural]["kind"] == "cloze" else []
 
 
 def neural_files_in(folder):
@@ -422,8 +444,8 @@ def neural_model_dir(name):
 
 
 def neural_records():
-    """Training records of the neural models the pipeline trains."""
-    return expand(rules.install_neural.output.record, neural=NEURAL_TRAINED)
+    """Training records of the causal models the pipeline trains, the tables' neural rows."""
+    return expand(rules.install_neural.output.record, neural=CAUSAL_TRAINED)
 
 
 def neural_settings():
@@ -453,10 +475,37 @@ def neural_score_mem_mb(wildcards, input):
     return loading_mem_mb(input, 1000 + logits_mb)
 
 
-# What a neural model is trained from and with: the inputs and settings of rule train_neural,
-# which install_neural repeats (see install_model).
-NEURAL_SOURCES = {"text": neural_training_text, "tokenizer": TOKENIZER, "fingerprint": train_fingerprint}
+def cloze_train_mem_mb(wildcards, input):
+    """The training text's ids (4 bytes a word, about 0.6 a byte of text) and its word counts, the
+    network with its gradients and Adam's moments, and PyTorch."""
+    return loading_mem_mb(input, 2000)
+
+
+def cloze_gap_mem_mb(wildcards, input):
+    """The network, and a batch of gaps' log-probabilities over its vocabulary (8 bytes each, held five
+    times over while the words are chosen: 1,000 MB for 256 gaps of 100,000 words)."""
+    entry = NEURAL[wildcards.neural]
+    folder = neural_model_dir(wildcards.neural)
+    if entry["source"] == "train":
+        # A trained model's folder is one input, which loading_mem_mb does not size.
+        words, weights_mb = entry["train"]["vocab_size"], math.ceil(weights_bytes(folder) / 2**20)
+    else:
+        with open(Path(folder) / "vocab.txt", "rb") as handle:
+            words, weights_mb = sum(1 for _ in handle), 0
+    batch_mb = math.ceil(5 * 8 * entry["batch_size"] * (words + 1) / 2**20)
+    return loading_mem_mb(input, 1500 + batch_mb) + weights_mb
+
+
+# What a neural model is trained from and with: the inputs and settings of rules train_neural and
+# train_cloze, which install_neural repeats (see install_model).
+NEURAL_SOURCES = {
+    "text": neural_training_text,
+    "tokenizer": neural_tokenizer,
+    "heldout": cloze_heldout,
+    "fingerprint": train_fingerprint,
+}
 NEURAL_SETTINGS = {"settings": lambda wildcards: NEURAL[wildcards.neural]["train"]}
+TRAINING_CODE = {"causal": script_code("train_neural"), "cloze": script_code("train_cloze")}
 
 
 # Tables: what they read, every model's record on every scored split, and the settings the
@@ -600,6 +649,7 @@ def gap_table_patterns():
             "document": str(rules.gap_document.benchmark),
             "causal": str(rules.gap_neural.benchmark),
             "masked": str(rules.gap_masked.benchmark),
+            "cloze": str(rules.gap_cloze.benchmark),
         },
     }
 

@@ -250,6 +250,40 @@ rule gap_masked:
         "../scripts/gap_masked.py"
 
 
+# A cloze model (neural: with kind: cloze) predicts each gap's word from the words on both sides of
+# it, its temperature fit on the held-out training gaps (lmgap.neural.cloze_gaps).
+rule gap_cloze:
+    input:
+        model=neural_model_folder,
+        heldout=rules.gap_heldout.output.heldout,
+        fingerprint=model_and_split_fingerprints,
+    output:
+        out="results/gap/both/{neural}/{split}/out.tsv",
+        fit="results/gap/both/{neural}/{split}/fit.json",
+        stats="results/gap/stats/both/{neural}/{split}.json",
+    log:
+        "logs/gap_cloze/{neural}/{split}.log",
+    benchmark:
+        "results/benchmarks/gap_cloze/{neural}/{split}.tsv"
+    wildcard_constraints:
+        neural=exactly(NEURAL_CLOZE),
+    priority: BLEND_PATH
+    conda:
+        "../../envs/neural.yaml"
+    threads: PARALLEL_THREADS
+    resources:
+        mem_mb=cloze_gap_mem_mb,
+        # BENCHMARKS.md: a real-size dev-0 in about a minute.
+        runtime=30,
+    params:
+        code=script_code("gap_cloze"),
+        folder=lambda wildcards: neural_model_dir(wildcards.neural),
+        batch_size=lambda wildcards: NEURAL[wildcards.neural]["batch_size"],
+        top_k=GAP["top_k"],
+    script:
+        "../scripts/gap_cloze.py"
+
+
 # Every system's prediction mixed, with weights cross-fitted on the scored split's gaps
 # (lmgap.gap.blend says why not on the held-out ones); the weights are written beside the out.tsv.
 rule gap_blend:

@@ -7,7 +7,7 @@ localrules:
     install_neural,
 
 
-# Byte-level BPE learnt on the text the model trains on.
+# Byte-level BPE learnt on the text a causal model trains on.
 rule train_tokenizer:
     input:
         text=neural_training_text,
@@ -16,6 +16,8 @@ rule train_tokenizer:
         tokenizer=TOKENIZER,
     log:
         "logs/train_tokenizer/{neural}.log",
+    wildcard_constraints:
+        neural=exactly(CAUSAL_TRAINED),
     priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
@@ -40,6 +42,8 @@ rule train_neural:
         "logs/train_neural/{neural}.log",
     benchmark:
         "results/benchmarks/train_neural/{neural}.tsv"
+    wildcard_constraints:
+        neural=exactly(CAUSAL_TRAINED),
     priority: BLEND_PATH
     conda:
         "../../envs/neural.yaml"
@@ -56,6 +60,34 @@ rule train_neural:
         "../scripts/train_neural.py"
 
 
+# A cloze model (kind: cloze) learns the gap's word from both sides of it on the training text,
+# less the held-out lines (lmgap.neural.cloze_train); into results/training/neural/ as train_neural.
+rule train_cloze:
+    input:
+        **NEURAL_SOURCES,
+    output:
+        **{name: temp(path) for name, path in neural_files_in("training/neural").items()},
+    log:
+        "logs/train_cloze/{neural}.log",
+    benchmark:
+        "results/benchmarks/train_cloze/{neural}.tsv"
+    wildcard_constraints:
+        neural=exactly(CLOZE_TRAINED),
+    priority: BLEND_PATH
+    conda:
+        "../../envs/neural.yaml"
+    # As train_neural: a seed gives the same model for the same number of threads.
+    threads: PARALLEL_THREADS
+    resources:
+        mem_mb=cloze_train_mem_mb,
+        runtime=lambda wildcards: 30 + NEURAL[wildcards.neural]["train"]["steps"] // 100,
+    params:
+        **NEURAL_SETTINGS,
+        code=script_code("train_cloze"),
+    script:
+        "../scripts/train_cloze.py"
+
+
 rule install_neural:
     input:
         **NEURAL_SOURCES,
@@ -70,7 +102,7 @@ rule install_neural:
     params:
         **NEURAL_SETTINGS,
         code=script_code("install_neural"),
-        train_code=script_code("train_neural"),
+        train_code=lambda wildcards: TRAINING_CODE[NEURAL[wildcards.neural]["kind"]],
     script:
         "../scripts/install_neural.py"
 

@@ -44,7 +44,7 @@ rule cost_table:
         binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         counts=rules.perplexity_table.input.counts,
         metrics=rules.perplexity_table.input.metrics,
-        neural_train=expand(rules.train_neural.benchmark, neural=NEURAL_TRAINED),
+        neural_train=expand(rules.train_neural.benchmark, neural=CAUSAL_TRAINED),
         neural_score=expand(rules.score_neural.benchmark, neural=NEURAL_CAUSAL, split=config["eval_splits"]),
         neural=neural_records(),
         fingerprint=all_fingerprints,
@@ -149,7 +149,7 @@ rule plots:
         decades=rules.document_tables.output.decades_tsv,
         documents=rules.document_tables.input.documents,
         years=rules.document_tables.input.years,
-        losses=expand(rules.install_neural.output.loss, neural=NEURAL_TRAINED),
+        losses=expand(rules.install_neural.output.loss, neural=kept_neural_models()),
         fingerprint=all_fingerprints,
     output:
         **{
@@ -162,6 +162,6 @@ rule plots:
         "../../envs/python.yaml"
     params:
         code=script_code("plots"),
-        trained=NEURAL_TRAINED,
+        trained=kept_neural_models(),
     script:
         "../scripts/plots.py"

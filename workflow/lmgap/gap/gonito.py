@@ -44,15 +44,19 @@ def describe(provenance, weights):
     experiment, lmgap = provenance["experiment"], provenance["lmgap"]
     members = list(weights["weights"])
     ngrams = sorted({int(m[1]) for m in (re.match(r"both/o(\d+)\b", member) for member in members) if m})
-    neural = sorted(experiment.get("neural") or {})
+    kinds = {name: entry.get("kind") for name, entry in (experiment.get("neural") or {}).items()}
+    neural = sorted(name for name, kind in kinds.items() if kind != "cloze")
+    cloze = sorted(name for name, kind in kinds.items() if kind == "cloze")
     # Each family in the blend: whether it is, its words in the description, its tags.
     present = [
         (ngrams, f"KenLM n-grams of orders {', '.join(map(str, ngrams))}", ["kenlm", "n-grams"]),
         (neural, f"neural models ({', '.join(neural)})", ["neural-network"]),
+        (cloze, f"cloze models of both contexts trained for the gap ({', '.join(cloze)})", ["neural-network", "cloze"]),
         ("both/document" in members, "the words of each gap's own page (a cache)", ["document"]),
     ]
     families = [text for found, text, _ in present if found] + ["the context-free gap-word unigram"]
-    tags = ["lmgap", "blend", *(tag for found, _, family_tags in present if found for tag in family_tags)]
+    found_tags = (tag for found, _, family_tags in present if found for tag in family_tags)
+    tags = list(dict.fromkeys(["lmgap", "blend", *found_tags]))
     commit = ""
     if lmgap.get("commit"):
         # What is sent to the leaderboard says what the record says of the checkout.

@@ -6,15 +6,16 @@ from dataclasses import dataclass
 from ..errors import LmgapError
 
 # Every system's prediction and its summary, whichever rule writes them (gap_predictions,
-# gap_unigram, gap_neural, gap_masked, gap_document, gap_blend).
+# gap_unigram, gap_neural, gap_masked, gap_cloze, gap_document, gap_blend).
 OUT = "results/gap/{system}/{split}/out.tsv"
 STATS = "results/gap/stats/{system}/{split}.json"
 
 
 @dataclass(frozen=True)
 class System:
-    """family: ngram, neural, document, blend or baseline; model: its name (document, blend, unigram
-    for one-system families); context: both, left or none; order: an n-gram's; kind: causal or masked."""
+    """family: ngram, neural, cloze, document, blend or baseline; model: its name (document, blend,
+    unigram for one-system families); context: both, left or none; order: an n-gram's; kind: a neural
+    model's, causal or masked."""
 
     family: str
     model: str
@@ -45,24 +46,28 @@ BLEND = System("blend", "blend", "both")
 
 class GapSystems:
     """The systems a config asks for. ngrams: {name: options} of the n-grams trained on the whole
-    training split (as the candidates are); neural: {name: kind}; document: whether the family is on."""
+    training split (as the candidates are); neural: {name: kind} (causal, masked or cloze); document:
+    whether the family is on."""
 
     def __init__(self, ngrams, neural, document):
         self.ngrams, self.neural, self.document = dict(ngrams), dict(neural), document
 
     def _predictions(self, contexts):
-        """Each n-gram and the document family with each of the contexts, and each neural model that
-        predicts gaps: the masked ones, and the causal ones when an n-gram gives them candidates."""
+        """Each n-gram and the document family with each of the contexts, each neural model that predicts
+        gaps (the masked ones, and the causal ones when an n-gram gives them candidates), and each cloze model."""
         ngrams = [(name, context) for name in sorted(self.ngrams) for context in contexts]
-        neural = [name for name in sorted(self.neural) if self.neural[name] == "masked" or self.ngrams]
+        kinds = {"masked": True, "causal": bool(self.ngrams), "cloze": False}
+        neural = [name for name in sorted(self.neural) if kinds[self.neural[name]]]
+        cloze = [name for name in sorted(self.neural) if self.neural[name] == "cloze"]
         return [
             *(System("ngram", name, context, order=self.ngrams[name]["order"]) for name, context in ngrams),
             *(System("neural", name, "both", kind=self.neural[name]) for name in neural),
+            *(System("cloze", name, "both") for name in cloze),
             *(System("document", "document", context) for context in contexts if self.document),
         ]
 
     def members(self):
-        """Every system the blend mixes: each n-gram and neural model and the document family with
+        """Every system the blend mixes: each n-gram, neural and cloze model and the document family with
         both contexts, and the context-free baseline."""
         return [*self._predictions(["both"]), BASELINE]
 
@@ -72,7 +77,7 @@ class GapSystems:
 
     def all(self):
         """Every scored prediction, in gap.tsv's order: each n-gram and the document family with both
-        contexts and the left alone, each neural model, the blend, and the baseline."""
+        contexts and the left alone, each neural and cloze model, the blend, and the baseline."""
         return [*self._predictions(["both", "left"]), *([BLEND] if self.blend() else []), BASELINE]
 
     def named(self, name):

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from ..errors import LmgapError
+from .cloze import CONFIG, VOCABULARY, WEIGHTS
 from .model import check_model_folder
 from .window import check_window
 
@@ -39,7 +40,8 @@ def saved_config(folder):
 
 def neural_models(entries):
     """{name: settings} from the config's neural: section: `source` (`train` or `path`), `kind`, the
-    training settings or the folder, and the window (max_length, stride, batch_size) it reads with."""
+    training settings or the folder, and the window (max_length, stride, batch_size) it reads with
+    (a cloze model: batch_size alone, see cloze_model)."""
     models = {}
     for name, entry in sorted(entries.items()):
         where = f"neural.{name}"
@@ -49,10 +51,13 @@ def neural_models(entries):
                 "for the default small one) or path: (a folder holding a saved model)"
             )
         kind = entry.get("kind", "causal")
+        if kind == "cloze":
+            models[name] = cloze_model(where, entry)
+            continue
         if kind == "masked" and "path" not in entry:
             raise LmgapError(
                 f"{where}: kind: masked needs path: (a folder holding a saved masked LM, BERT or "
-                "RoBERTa say); the pipeline trains causal models only"
+                "RoBERTa say); the pipeline trains causal and cloze models, not masked ones"
             )
         if "train" in entry:
             train = entry["train"]
@@ -85,3 +90,30 @@ def neural_models(entries):
         batch_size = entry["batch_size"] or default_batch_size(settings["vocab_size"], max_length)
         models[name] = {**settings, "kind": kind, "max_length": max_length, "stride": stride, "batch_size": batch_size}
     return models
+
+
+# Gaps per forward pass of a cloze model: their log-probabilities over a vocabulary of 100,000 words
+# take 200 MB in double.
+CLOZE_BATCH = 256
+
+
+def cloze_model(where, entry):
+    """A cloze model's settings: `source`, `kind`, its training settings or folder, and the gaps it reads at
+    once (batch_size); it reads words, so a token window's settings are refused rather than ignored."""
+    for key in ("max_length", "stride"):
+        if entry[key] is not None:
+            raise LmgapError(
+                f"{where}.{key}: a cloze model reads words on each side of a gap (its train: window), not a "
+                f"window of tokens; remove {key}"
+            )
+    batch_size = entry["batch_size"] or CLOZE_BATCH
+    if "train" in entry:
+        return {"source": "train", "kind": "cloze", "train": dict(entry["train"]), "batch_size": batch_size}
+    folder = os.path.abspath(os.path.expanduser(entry["path"]))
+    missing = [name for name in (CONFIG, VOCABULARY, WEIGHTS) if not (Path(folder) / name).is_file()]
+    if missing:
+        raise LmgapError(
+            f"{where}.path: {folder} lacks {', '.join(missing)}, so it holds no cloze model; give the model "
+            "folder a run of the pipeline trained (results/neural/NAME/model), copied whole"
+        )
+    return {"source": "path", "kind": "cloze", "path": folder, "batch_size": batch_size}

@@ -29,8 +29,8 @@ TABLE = Table(
         Column(
             "family",
             "the prediction's family: `ngram` (KenLM), `neural` (a causal model rescoring the "
-            "n-gram's most probable words, or a masked model), `document` (a cache of the gap's own "
-            "contexts), `blend` or `baseline`",
+            "n-gram's most probable words, or a masked model), `cloze` (a model of both contexts trained "
+            "for the gap), `document` (a cache of the gap's own contexts), `blend` or `baseline`",
             "Family",
         ),
         Column("order", "the model's n-gram order (empty for the other families)", integer=True),
@@ -75,14 +75,14 @@ TABLE = Table(
         Column(
             "candidates_per_gap",
             "the candidates scored per gap, on average (a masked model: its whole-word "
-            "tokens; the blend: the words it lists)",
+            "tokens; a cloze model: its vocabulary; the blend: the words it lists)",
             "Candidates/gap:",
             "{:,.0f}",
         ),
         Column(
             "candidate_recall",
             "the candidate recall: the share of gaps whose word was among the candidates "
-            "(a neural model's and the blend's: among the words listed)",
+            "(a neural or cloze model's and the blend's: among the words listed)",
             "Word among candidates:",
             "{:.1%}",
         ),
@@ -94,13 +94,13 @@ TABLE = Table(
         Column("p0_mean", "the mean rest mass p0 a line leaves to unlisted words", "p0 (mean):", "{:.3f}"),
         Column(
             "p0_method",
-            "the p0 method: how the rest mass was set (the n-grams' and the document family's from "
-            "held-out training gaps, never from the scored split)",
+            "the p0 method: how the rest mass was set (the n-grams', the cloze models' and the document "
+            "family's from held-out training gaps, never from the scored split)",
         ),
         Column(
             "seconds",
             "the wall time in seconds of the job that scored the candidates (an n-gram's both "
-            "contexts at once) or made a neural model's or the document family's predictions; empty for "
+            "contexts at once) or made a neural or cloze model's or the document family's predictions; empty for "
             "the blend and the baseline (varies between runs)",
             "Time (s):",
             cell=_seconds,
@@ -108,13 +108,15 @@ TABLE = Table(
     ),
 )
 CONTEXT_ORDER = {"both": 0, "left": 1, "none": 2}
-FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "document": 3, "blend": 4}
+FAMILY_ORDER = {"baseline": 0, "ngram": 1, "neural": 2, "cloze": 3, "document": 4, "blend": 5}
 
 
 def p0_method(system, coverage, base):
     """How a system's rest mass was set; coverage: the split's candidate coverage table."""
+    # The document and cloze families say how, in their predictions' summaries.
     return {
         "document": None,
+        "cloze": None,
         "ngram": describe(coverage),
         "baseline": "1 - share of held-out training gap words among the listed ones",
         "blend": "the members' p0, mixed with the blend's weights",

@@ -203,7 +203,7 @@ def training_loss(losses, path):
             color=line.get_color(),
             label=f"{model} (mean of {window} steps)",
         )
-    return _labelled(figure, axes, path, "optimizer step", "training loss (nats per subword token)")
+    return _labelled(figure, axes, path, "optimizer step", "training loss (nats per prediction)")
 
 
 def draw_plots(inputs, params, outputs):
