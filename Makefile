@@ -110,11 +110,11 @@ kenlm-tools: $(VENV)/.packages
 	$(VENV)/bin/snakemake --cores 2 $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one
-# small neural model beside the n-grams.
+# small neural model and one cloze model beside the n-grams.
 DEMO_CORPUS := resources/demo/corpus
 demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
 	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}' \
-	  'neural={"small": {"train": {"steps": 300}}}'
+	  'neural={"small": {"train": {"steps": 300}}, "cloze": {"kind": "cloze", "train": {"steps": 300}}}'
 
 # For developers: the demo, then its tables written into the README's marked blocks, and every
 # table's columns into the docs from their declarations. readme-check (CI runs it) compares the
