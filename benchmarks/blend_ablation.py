@@ -10,7 +10,8 @@ cross-fitted in its folds) on each member's hashed probability of each gap word
 mixture: GEval's figure of the blend's out.tsv, since the mixture of the members' lines puts
 the same mixture in every bucket (the first row, all members, is checked against the run's own
 gap.tsv). Prints one Markdown table per run, with each set's figure against the 5-gram's line
-(or the highest order the run has).
+(or the highest order the run has), and, where the run has neural or cloze members, the blend
+without them all.
 """
 
 import argparse
@@ -29,6 +30,11 @@ def cross_fitted_perplexity(probabilities):
     per_line, _ = cross_fitted_weights(probabilities)
     mixture = np.maximum((per_line * probabilities).sum(axis=1), 1e-300)
     return math.exp(-float(np.mean(np.log(mixture))))
+
+
+def plain_members(members):
+    """The indices of the members that are n-grams, the document family or the baseline."""
+    return [i for i, name in enumerate(members) if name.startswith("both/o") or name in ("both/document", "unigram")]
 
 
 def gap_figures(run, split):
@@ -55,6 +61,10 @@ def ablation(run, split):
     for index, name in enumerate(members):
         kept = [i for i in range(len(members)) if i != index]
         rows.append((f"without {name}", cross_fitted_perplexity(probabilities[:, kept])))
+    # The blend of the n-grams, the document family and the baseline alone, where the run has others.
+    plain = plain_members(members)
+    if len(plain) < len(members):
+        rows.append(("without the neural and cloze members", cross_fitted_perplexity(probabilities[:, plain])))
     print(f"\n{run} ({split}, {len(probabilities):,} gaps; the run's blend {figures['both/blend']:.2f})\n")
     print(f"| Blend | PerplexityHashed | / {reference} |")
     print("|---|---:|---:|")

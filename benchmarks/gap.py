@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/gap.py growth --words 1000000 4000000 16000000 64000000
     .venv/bin/python benchmarks/gap.py speed --corpus /tmp/vim --orders 3 5    # real_english.py's
     .venv/bin/python benchmarks/gap.py speed --corpus /tmp/vim --orders 3 5 --neural   # a neural member
+    .venv/bin/python benchmarks/gap.py speed --corpus /tmp/vim --orders 3 5 --neural --cloze   # and a cloze one
     .venv/bin/python benchmarks/gap.py processes --words 10000000 --repeat 1 4
 
 speed: a clean pipeline run with the gap task off (models, perplexity tables), then the same
@@ -81,12 +82,24 @@ def speed(args, bin_dir):
     corpus = Path(args.corpus).resolve() if args.corpus else corpus_for(args.work, args.words, args.seed)
     folder = Path(args.work) / f"gap-speed-{corpus.name}-{time.strftime('%Y%m%dT%H%M%S')}"
     config = {"corpus": {"source": str(corpus)}, "orders": args.orders, "kenlm": {"bin_dir": str(bin_dir)}}
-    # The default small neural model, trained with the models, as a member of the blend.
-    config |= {"neural": {"small": {"train": {}}}} if args.neural else {}
+    # The default small neural model and the default cloze model, trained with the models, as members
+    # of the blend.
+    neural = {"small": {"train": {}}} if args.neural else {}
+    neural |= {"cloze": {"kind": "cloze", "train": {}}} if args.cloze else {}
+    config |= {"neural": neural} if neural else {}
     models = run(folder, {**config, "gap": {"enabled": False}})
     gap = run(folder, config)
     report = {"machine": machine(), "corpus": str(corpus), "orders": args.orders, "models_run": models, "gap_run": gap}
-    for rule in ("gap_candidates", "gap_logprobs", "gap_predictions", "gap_document"):
+    rules = (
+        "gap_candidates",
+        "gap_logprobs",
+        "gap_predictions",
+        "gap_document",
+        "gap_neural",
+        "train_cloze",
+        "gap_cloze",
+    )
+    for rule in rules:
         report[rule] = benchmark_rows(folder, rule)
     weights = json.loads((folder / "results/gap/both/blend/dev-0/weights.json").read_text())
     report["blend_weights"] = weights["weights"]
@@ -201,6 +214,7 @@ def main():
     parser.add_argument("--corpus", help="speed: a corpus in the challenge's format instead of a generated one")
     parser.add_argument("--orders", type=int, nargs="+", default=[5])
     parser.add_argument("--neural", action="store_true", help="speed: with the default small neural model")
+    parser.add_argument("--cloze", action="store_true", help="speed: with the default cloze model")
     parser.add_argument("--repeat", type=int, nargs="+", default=[1], help="processes: the text this many times")
     add_run_arguments(parser)
     args = parser.parse_args()
