@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from lmgap import cli
 from lmgap.errors import LmgapError
 from lmgap.files import sha256
 from lmgap.gap.gonito import copy_into, describe, write_submission
@@ -189,3 +190,18 @@ def test_a_submission_without_its_record_of_inputs_is_refused(submission_and_clo
     with pytest.raises(LmgapError, match=r"has no inputs.json, the record of the inputs it predicted"):
         copy_into(submission, clone)
     assert files_of(clone) == before
+
+
+def test_a_second_submit_of_what_the_clone_holds_committed_says_so_and_prints_nothing_to_send(
+    submission_and_clone, capsys
+):
+    submission, clone = submission_and_clone
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    first = capsys.readouterr().out
+    assert "to send them:" in first and "git commit" in first
+    git(clone, "add", ".")
+    git(clone, "commit", "-qm", "lmgap blend")
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    second = capsys.readouterr().out
+    assert "holds this submission already, committed" in second and "git add" not in second
+    assert "git commit" not in second

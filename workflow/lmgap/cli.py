@@ -5,7 +5,7 @@ import shlex
 import sys
 
 from .errors import LmgapError
-from .files import head_commit
+from .files import committed_unchanged, head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
 from .gap.gonito import copy_into
 
@@ -25,6 +25,12 @@ def submit(args):
         print(
             f"copied {', '.join(map(str, files))} into {args.clone}, which is no git repository: gonito "
             "takes a submission as a git push from a clone of the challenge"
+        )
+        return
+    if all(committed_unchanged(args.clone, path) for path in files):
+        print(
+            f"{args.clone} holds this submission already, committed ({', '.join(map(str, files))}): nothing "
+            "to send; a commit not pushed yet goes with git push from there"
         )
         return
     print(f"copied {', '.join(map(str, files))} into {args.clone}; to send them:")
