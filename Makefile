@@ -10,7 +10,7 @@ TEST_PACKAGES := strace
 PACKAGES = $(DEBIAN_PACKAGES)
 CORES ?= 8
 
-.PHONY: setup setup-neural system-packages lock run test kenlm-tools demo readme readme-check lint
+.PHONY: help setup setup-neural system-packages lock run test kenlm-tools demo readme readme-check lint
 
 # One step at a time, whatever -j says: two goals of one `make -j` would otherwise each install
 # into .venv/ at once. Only `make test` runs steps side by side, in a make of its own, where
@@ -19,14 +19,14 @@ ifndef LMGAP_SIDE_BY_SIDE
 .NOTPARALLEL:
 endif
 
-setup: system-packages $(VENV)/.installed
+setup: system-packages $(VENV)/.installed  ## the Debian packages KenLM needs, and .venv/ with the pinned packages and KenLM's module
 
 # The neural models' packages (torch, transformers, tokenizers: about 1 GB), the `neural` extra of
 # pyproject.toml: for `neural:` in config.yaml, `make demo` and the tests; `make run` leaves them out.
-setup-neural: setup $(VENV)/.neural-installed
+setup-neural: setup $(VENV)/.neural-installed  ## setup, and the neural models' packages (torch, transformers, tokenizers: about 1 GB)
 
 # Installs missing Debian packages when run as root; otherwise prints the command to run.
-system-packages:
+system-packages:  ## the Debian packages KenLM's build needs (as root; else the apt-get line to run)
 	@if command -v dpkg-query >/dev/null; then \
 	  missing=$$(for p in $(PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -56,7 +56,7 @@ $(VENV)/.packages: uv.lock pyproject.toml
 
 # uv.lock again after an edit to pyproject.toml's requirements, each pin kept where it still fits
 # (`uv lock --upgrade-package NAME` moves one).
-lock:
+lock:  ## uv.lock written again after an edit to pyproject.toml's requirements
 	$(VENV)/bin/uv lock
 
 # KenLM's Python module built from its pinned source distribution (pip checks its sha256; no
@@ -89,7 +89,7 @@ $(VENV)/.neural-installed: $(VENV)/.packages
 # The main job: every model of config.yaml and the tables, the jobs running at once within 80% of
 # the machine's memory (Snakemake's --resources mem_mb: a workflow cannot set it itself).
 MEM_MB := $(shell awk '/^MemTotal:/ {print int($$2 * 0.8 / 1024)}' /proc/meminfo 2>/dev/null)
-run: setup
+run: setup  ## set-up, then the main job: every model of config.yaml and the tables
 	$(VENV)/bin/snakemake --cores $(CORES) $(if $(MEM_MB),--resources mem_mb=$(MEM_MB))
 
 # The test suite, as CI runs it. KenLM's tools are built first, by the pipeline's own rule (with
@@ -101,18 +101,18 @@ run: setup
 # small job's 0.28 s.
 KENLM_TOOLS := resources/kenlm/kenlm-0.3.0-maxorder6/bin
 test: PACKAGES = $(DEBIAN_PACKAGES) $(TEST_PACKAGES)
-test: system-packages $(VENV)/.packages
+test: system-packages $(VENV)/.packages  ## set-up, KenLM's tools, then the test suite, as CI runs it
 	$(MAKE) -j3 LMGAP_SIDE_BY_SIDE=1 $(VENV)/.installed $(VENV)/.neural-installed kenlm-tools
 	$(VENV)/bin/python -m compileall -q workflow/lmgap
 	$(VENV)/bin/pytest
 
-kenlm-tools: $(VENV)/.packages
+kenlm-tools: $(VENV)/.packages  ## KenLM's lmplz, query and build_binary, built by the pipeline's own rule
 	$(VENV)/bin/snakemake --cores 2 $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one
 # small neural model and one cloze model beside the n-grams.
 DEMO_CORPUS := resources/demo/corpus
-demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
+demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv  ## a generated corpus, and the pipeline on it with a small neural and a cloze model
 	$(VENV)/bin/snakemake --cores $(CORES) --config 'corpus={"source": "resources/demo/corpus"}' \
 	  'neural={"small": {"train": {"steps": 300}}, "cloze": {"kind": "cloze", "train": {"steps": 300}}}'
 
@@ -120,11 +120,11 @@ demo: setup-neural $(DEMO_CORPUS)/dev-0/expected.tsv
 # table's columns into the docs from their declarations. readme-check (CI runs it) compares the
 # README's tables with a new demo run's, timing cells aside: an edit that moves a demo figure
 # fails until `make readme` shows it (see docs/layout.md).
-readme: demo
+readme: demo  ## the demo, then its tables into the README and every table's columns into docs/
 	$(VENV)/bin/python tests/readme_tables.py results/tables README.md
 	$(VENV)/bin/python tests/readme_tables.py --columns README.md docs/*.md
 
-readme-check: demo
+readme-check: demo  ## the demo, and the README's tables checked against it (CI runs it)
 	$(VENV)/bin/python tests/readme_tables.py --check results/tables README.md
 
 # Written again when the generator changes, so that the demo shows what the README shows.
@@ -132,8 +132,12 @@ $(DEMO_CORPUS)/dev-0/expected.tsv: benchmarks/generate_corpus.py | $(VENV)/.inst
 	rm -rf $(DEMO_CORPUS)
 	$(VENV)/bin/python benchmarks/generate_corpus.py --words 1000000 --dev-words 100000 $(DEMO_CORPUS)
 
-lint: setup
+lint: setup  ## snakemake --lint, snakefmt, ruff check and ruff format
 	$(VENV)/bin/snakemake --lint
 	$(VENV)/bin/snakefmt --check .
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# Every target with what it does: the `## ` note on its line above.
+help:  ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/\1\t\2/' | expand -t 18

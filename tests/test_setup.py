@@ -21,6 +21,13 @@ def planned(target):
     return done.stdout.replace("\\\n", " ")
 
 
+def test_make_help_lists_every_target_with_what_it_does():
+    phony = re.search(r"^\.PHONY: (.*)$", (REPO / "Makefile").read_text(), re.MULTILINE)[1].split()
+    listed = subprocess.run(["make", "-s", "help"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    described = dict(line.split(None, 1) for line in listed.splitlines())
+    assert sorted(described) == sorted(phony) and all(len(text) > 5 for text in described.values())
+
+
 def test_make_run_installs_no_neural_stack_and_make_test_and_demo_do():
     extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["neural"]
     assert not any(requirement in planned("run") for requirement in extra)
