@@ -1,9 +1,9 @@
 """The `lmgap` command: `lmgap score OUT_TSV EXPECTED_TSV [--bits N]` and `lmgap submit CLONE`."""
 
 import argparse
-import shlex
 import sys
 
+from .commands import send_submission
 from .errors import LmgapError
 from .files import committed_unchanged, head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
@@ -34,9 +34,8 @@ def submit(args):
         )
         return
     print(f"copied {', '.join(map(str, files))} into {args.clone}; to send them:")
-    clone = shlex.quote(str(args.clone))
-    print(f"  cd {clone} && git add {' '.join(shlex.quote(str(path)) for path in files)}")
-    print('  git commit -m "lmgap blend" && git push  # to your branch of the challenge at gonito.net')
+    for line in send_submission(args.clone, files):
+        print(f"  {line}")
 
 
 def main(argv=None):

@@ -2,7 +2,6 @@
 
 import hashlib
 import os
-import shlex
 import shutil
 import socket
 import subprocess
@@ -10,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ..atomic import atomic_path, write_json
+from ..commands import compress, latin1_to_utf8, recompress
 from ..errors import LmgapError
 from ..files import count_text_lines, head_commit, read_json, sha256
 from .place import is_url
@@ -192,14 +192,8 @@ def check_xz(path):
         return
     for magic, (kind, reader) in OTHER_FORMATS.items():
         if head.startswith(magic):
-            raise LmgapError(
-                f"{path} is {kind}, not xz: recompress it with `{reader} {path} | xz > {path}.new && "
-                f"mv {path}.new {path}`"
-            )
-    raise LmgapError(
-        f"{path} is not xz-compressed (it looks like plain text): compress it with "
-        f"`xz -c {path} > {path}.new && mv {path}.new {path}`"
-    )
+            raise LmgapError(f"{path} is {kind}, not xz: recompress it with `{recompress(path, reader)}`")
+    raise LmgapError(f"{path} is not xz-compressed (it looks like plain text): compress it with `{compress(path)}`")
 
 
 def fingerprint(root, split, described):
@@ -270,7 +264,7 @@ def check_scorable(record, split):
     if bad:
         number, offset, reason = bad[0]
         more = f" (and {len(bad) - 1} more lines)" if len(bad) > 1 else ""
-        path = shlex.quote(f"{record['root']}/{name}")
+        path = f"{record['root']}/{name}"
         where = (
             f" (a clone of {record['source']}, made again at each fetch: convert a local copy and point "
             "corpus.source at it)"
@@ -280,7 +274,7 @@ def check_scorable(record, split):
         raise LmgapError(
             f"{name} line {number} is not valid UTF-8 ({reason} at byte {offset}){more}: GEval reads gap "
             f"words as UTF-8, so the gap task cannot score this split. Save the file as UTF-8{where} (for a "
-            f"Latin-1 file: iconv -f latin1 -t utf-8 {path} > {path}.new && mv {path}.new {path}), or "
+            f"Latin-1 file: {latin1_to_utf8(path)}), or "
             "set gap.enabled: false for the perplexity tables alone"
         )
 

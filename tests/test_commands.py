@@ -1,0 +1,107 @@
+"""Every command a message gives a user to paste (lmgap.commands, where messages build them all), made
+with paths holding a space, quotes and `$(touch X)`, run in bash: each does what it says, and X is
+never made."""
+
+import bz2
+import gzip
+import inspect
+import lzma
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from lmgap import commands
+
+HOSTILE = "a folder 'with\" $(touch X) `touch X`"
+TEXT = "caf\xe9 au lait\n"
+
+
+def bash(line, cwd):
+    # The git commit a command makes needs an author where the machine names none.
+    names = {f"GIT_{who}_{what}": "t" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")}
+    done = subprocess.run(["bash", "-c", line], cwd=cwd, capture_output=True, text=True, env={**os.environ, **names})
+    assert done.returncode == 0, (line, done.stderr)
+
+
+def git(*args, cwd):
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def recompressed(folder, reader, squeeze):
+    path = folder / "in.tsv.xz"
+    path.write_bytes(squeeze(TEXT.encode()))
+    yield commands.recompress(path, reader)
+    assert lzma.decompress(path.read_bytes()) == TEXT.encode()
+
+
+def compressed(folder):
+    path = folder / "in.tsv.xz"
+    path.write_text(TEXT)
+    yield commands.compress(path)
+    assert lzma.decompress(path.read_bytes()) == TEXT.encode()
+
+
+def reencoded(folder):
+    path = folder / "expected.tsv"
+    path.write_bytes(TEXT.encode("latin1"))
+    yield commands.latin1_to_utf8(path)
+    assert path.read_text(encoding="utf-8") == TEXT
+
+
+def sent(folder):
+    """A clone of a remote with a submission's files copied in: the commands commit and push them."""
+    remote, clone = folder / "remote.git", folder / "clone"
+    git("init", "-q", "--bare", str(remote), cwd=folder)
+    git("clone", "-q", str(remote), str(clone), cwd=folder)
+    files = [Path("gonito.yaml"), Path("dev-0 'x'") / "out.tsv"]
+    for name in files:
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_text("the:1\n")
+    yield " && ".join(commands.send_submission(clone, files)).split("  #")[0]
+    pushed = subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD"], cwd=remote, capture_output=True, text=True)
+    assert sorted(pushed.stdout.splitlines()) == sorted(map(str, files))
+
+
+# Each command, made and checked: a generator that sets its file up, yields the command, then checks it.
+CASES = {
+    "recompress zcat": (commands.recompress, lambda folder: recompressed(folder, "zcat", gzip.compress)),
+    "recompress bzcat": (commands.recompress, lambda folder: recompressed(folder, "bzcat", bz2.compress)),
+    "compress": (commands.compress, compressed),
+    "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),
+    "send_submission": (commands.send_submission, sent),
+}
+
+
+def test_every_command_of_the_module_has_its_case():
+    made = {function for function, _ in CASES.values()}
+    builders = {function for name, function in inspect.getmembers(commands, inspect.isfunction)}
+    assert builders - {commands.quoted, commands._replace} == made
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_command_does_what_it_says_where_paths_hold_spaces_quotes_and_substitutions(case, tmp_path):
+    folder = tmp_path / HOSTILE
+    folder.mkdir()
+    steps = CASES[case][1](folder)
+    bash(next(steps), cwd=tmp_path)
+    next(steps, None)
+    assert not list(tmp_path.rglob("X")), "a substitution in a path ran"
+    assert [path.name for path in folder.iterdir() if path.name.endswith(".new")] == []
+
+
+def test_no_message_builds_a_command_outside_the_module():
+    # The shapes a pasteable command has: a file rewritten in place, a pipe into xz, git's adding.
+    shapes = re.compile(r"&& mv |\| xz|git add |iconv -f|-c \{")
+    found = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in sorted((REPO / "workflow/lmgap").rglob("*.py"))
+        if path.name != "commands.py"
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if shapes.search(line)
+    ]
+    assert found == []

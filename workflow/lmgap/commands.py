@@ -1,0 +1,38 @@
+"""Every command a message gives a user to paste, each path quoted for the shell: a folder named with
+a space, a quote or `$(...)` stays one word, never code. Messages build their commands here alone."""
+
+import shlex
+
+
+def quoted(path):
+    return shlex.quote(str(path))
+
+
+def _replace(make, path):
+    """`MAKE > PATH.new && mv PATH.new PATH`: a file rewritten in place, never half-written."""
+    new = f"{path}.new"
+    return f"{make} > {quoted(new)} && mv {quoted(new)} {quoted(path)}"
+
+
+def recompress(path, reader):
+    """A file of another compression (reader: zcat, bzcat, zstdcat) as xz, in place."""
+    return _replace(f"{reader} {quoted(path)} | xz", path)
+
+
+def compress(path):
+    """A plain-text file as xz, in place."""
+    return _replace(f"xz -c {quoted(path)}", path)
+
+
+def latin1_to_utf8(path):
+    """A Latin-1 text file as UTF-8, in place."""
+    return _replace(f"iconv -f latin1 -t utf-8 {quoted(path)}", path)
+
+
+def send_submission(clone, files):
+    """The git commands that send a submission's files, copied into a clone of the challenge."""
+    added = " ".join(quoted(path) for path in files)
+    return [
+        f"cd {quoted(clone)} && git add {added}",
+        'git commit -m "lmgap blend" && git push  # to your branch of the challenge at gonito.net',
+    ]
