@@ -15,6 +15,7 @@ from lmgap.preflight import (
     stale_tables_warning,
 )
 from lmgap.report.perplexity import fallback_discounts, fallback_note
+from lmgap.unused import read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
@@ -36,17 +37,7 @@ def config_warnings():
             "(train_split): its perplexities say how well they fit their own text, not how they "
             "generalise"
         )
-    if NEURAL_CAUSAL and GAP["enabled"] and not GAP_MODELS:
-        yield (
-            f"the causal neural models {', '.join(NEURAL_CAUSAL)} rescore the gap candidates of an "
-            "n-gram trained on the whole training split, and train_fraction has no 1.0: "
-            "they predict no gaps; add 1.0 to train_fraction"
-        )
-    if NEURAL_MASKED + NEURAL_CLOZE and not GAP["enabled"]:
-        yield (
-            f"the masked and cloze models {', '.join(NEURAL_MASKED + NEURAL_CLOZE)} only predict gaps, and "
-            "gap.enabled is false: they do nothing; set it true, or remove them"
-        )
+    yield from unused_settings(config, read_defaults(SCHEMA), NEURAL, GAP_MODELS)
 
 
 def check_local_corpus():

@@ -34,8 +34,9 @@ from lmgap.report.perplexity import TABLE as PERPLEXITY_TABLE
 from lmgap.sourcecode import lmgap_version, package_code, script_code
 
 # The experiment: the config, checked, and the models, splits and gap systems it asks for.
+SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 try:
-    config = validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    config = validate_config(config, SCHEMA)
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 

@@ -1,0 +1,93 @@
+"""Settings that change nothing are warned of: every gap setting while the task is off, every document
+setting while the family is off (both walked from the schema), and each other idle combination."""
+
+import pytest
+import yaml
+
+from conftest import REPO
+from lmgap.configcheck import validate_config
+from lmgap.unused import read_defaults, unused_settings
+
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+DEFAULTS = read_defaults(SCHEMA)
+
+
+def nested(dotted, setting):
+    tree = setting
+    for key in reversed(dotted.split(".")):
+        tree = {key: tree}
+    return tree
+
+
+def merged(*parts):
+    out = {}
+    for part in parts:
+        for key, sub in part.items():
+            out[key] = merged(out[key], sub) if isinstance(sub, dict) and isinstance(out.get(key), dict) else sub
+    return out
+
+
+def warnings(*parts, neural=None, gap_models=("o5",)):
+    config = validate_config(merged({"orders": [3, 5]}, *parts), SCHEMA)
+    return list(unused_settings(config, DEFAULTS, neural or {}, list(gap_models)))
+
+
+def other_value(default):
+    """A value of a setting's type that is not its default."""
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, list):
+        return default[:1]
+    return default + 1 if isinstance(default, (int, float)) else f"{default}x"
+
+
+def test_the_default_config_and_the_repository_s_warn_of_nothing():
+    assert warnings() == []
+    assert warnings(yaml.safe_load((REPO / "config.yaml").read_text())) == []
+
+
+@pytest.mark.parametrize("key", sorted(key for key in DEFAULTS if key.startswith("gap.") and key != "gap.enabled"))
+def test_every_gap_setting_changed_while_the_task_is_off_is_named(key):
+    said = warnings({"gap": {"enabled": False}}, nested(key, other_value(DEFAULTS[key])))
+    assert said == [
+        f"{key} is set, but gap.enabled is false and the gap task does not run; set gap.enabled: true, or drop {key}"
+    ]
+
+
+@pytest.mark.parametrize("key", ["gap.document.decays", "gap.document.rarity"])
+def test_every_document_setting_changed_while_the_family_is_off_is_named(key):
+    document_keys = [k for k in DEFAULTS if k.startswith("gap.document.") and k != "gap.document.enabled"]
+    # The walk's two: the family's own settings (neural_words belongs to the rescoring, below).
+    assert sorted(set(document_keys) - {"gap.document.neural_words"}) == ["gap.document.decays", "gap.document.rarity"]
+    said = warnings(nested("gap.document.enabled", False), nested(key, other_value(DEFAULTS[key])))
+    assert said == [
+        f"{key} is set, but gap.document.enabled is false and the document family does not run; set it true, "
+        f"or drop {key}"
+    ]
+
+
+@pytest.mark.parametrize("key", ["gap.neural_candidates", "gap.right_tokens", "gap.document.neural_words"])
+def test_a_rescoring_setting_without_a_causal_model_is_named(key):
+    said = warnings(nested(key, 5))
+    assert len(said) == 1 and said[0].startswith(f"{key} is set, but only a causal neural model")
+    assert warnings(nested(key, 5), neural={"small": {"kind": "causal"}}) == []
+
+
+def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
+    masked = {"neural": {"bert": {"path": "/models/bert", "kind": "masked", "stride": 16}}}
+    assert warnings(masked, neural={"bert": {"kind": "masked"}}) == [
+        "neural.bert.stride is set, but a masked model reads one window per gap, around its mask; drop it "
+        "(max_length sets the window)"
+    ]
+    off = warnings({"gap": {"enabled": False}}, neural={"bert": {"kind": "masked"}, "gapper": {"kind": "cloze"}})
+    assert off == [
+        "the masked and cloze models bert, gapper only predict gaps, and gap.enabled is false: they do nothing; "
+        "set it true, or remove them"
+    ]
+    assert (
+        "they predict no gaps; add 1.0 to train_fraction"
+        in warnings({"train_fraction": [0.1]}, neural={"small": {"kind": "causal"}}, gap_models=())[0]
+    )
+    padded = warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})
+    assert len(padded) == 1 and padded[0].startswith("lmplz.vocab_pad is true, but lmplz pads only interpolated")
+    assert warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": [True, False]}}) == []

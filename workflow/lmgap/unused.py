@@ -1,0 +1,91 @@
+"""Settings the schema admits that the config's other settings leave without effect, in one place:
+each is a warning that names it, what makes it idle, and what gives it an effect."""
+
+import yaml
+
+from .models import interpolate_settings
+
+# The settings of the gap task's causal neural rescoring, which only a causal model reads.
+RESCORING = ("gap.neural_candidates", "gap.right_tokens", "gap.document.neural_words")
+
+
+def schema_defaults(schema, prefix=""):
+    """{dotted key: default} of every setting of a schema that has one (a neural model's entries aside)."""
+    defaults = {}
+    for key, sub in schema.get("properties", {}).items():
+        name = f"{prefix}{key}"
+        if "properties" in sub:
+            defaults.update(schema_defaults(sub, name + "."))
+        elif "default" in sub and key != "neural":
+            defaults[name] = sub["default"]
+    return defaults
+
+
+def read_defaults(schema_path):
+    with open(schema_path) as handle:
+        return schema_defaults(yaml.safe_load(handle))
+
+
+def value(config, dotted):
+    for key in dotted.split("."):
+        config = config[key]
+    return config
+
+
+def changed(config, defaults, section):
+    """The settings under section (dotted) whose values are not their defaults."""
+    return [key for key in defaults if key.startswith(section + ".") and value(config, key) != defaults[key]]
+
+
+def unused_settings(config, defaults, neural, gap_models):
+    """A warning for each setting that has no effect: config (validated), defaults (schema_defaults),
+    neural ({name: settled settings}, lmgap.neural.settings), gap_models (the n-grams the gap task uses)."""
+    kinds = {name: entry["kind"] for name, entry in neural.items()}
+    causal = sorted(name for name, kind in kinds.items() if kind == "causal")
+    gaps_only = sorted(name for name, kind in kinds.items() if kind in ("masked", "cloze"))
+    gap = config["gap"]
+    if not gap["enabled"]:
+        for key in changed(config, defaults, "gap"):
+            if key != "gap.enabled":
+                yield (
+                    f"{key} is set, but gap.enabled is false and the gap task does not run; set gap.enabled: "
+                    f"true, or drop {key}"
+                )
+        if gaps_only:
+            yield (
+                f"the masked and cloze models {', '.join(gaps_only)} only predict gaps, and gap.enabled is false: "
+                "they do nothing; set it true, or remove them"
+            )
+        return
+    if not gap["document"]["enabled"]:
+        for key in changed(config, defaults, "gap.document"):
+            if key not in ("gap.document.enabled", "gap.document.neural_words"):
+                yield (
+                    f"{key} is set, but gap.document.enabled is false and the document family does not run; "
+                    f"set it true, or drop {key}"
+                )
+    if causal and not gap_models:
+        yield (
+            f"the causal neural models {', '.join(causal)} rescore the gap candidates of an n-gram trained on the "
+            "whole training split, and train_fraction has no 1.0: they predict no gaps; add 1.0 to train_fraction"
+        )
+    if not causal:
+        for key in RESCORING:
+            if value(config, key) != defaults[key]:
+                yield (
+                    f"{key} is set, but only a causal neural model (neural: with train: or path:) reads it and "
+                    f"the config has none; add one, or drop {key}"
+                )
+    for name in sorted(kinds):
+        if kinds[name] == "masked" and config["neural"][name].get("stride") is not None:
+            yield (
+                f"neural.{name}.stride is set, but a masked model reads one window per gap, around its mask; "
+                "drop it (max_length sets the window)"
+            )
+    lmplz = config["lmplz"]
+    if lmplz["vocab_pad"] and not any(interpolate_settings(lmplz["interpolate_unigrams"])):
+        yield (
+            "lmplz.vocab_pad is true, but lmplz pads only interpolated unigrams and every model is trained with "
+            "interpolate_unigrams: false: no model is padded; set interpolate_unigrams: true (or [true, false]), "
+            "or drop vocab_pad"
+        )
