@@ -9,7 +9,7 @@ min_version("9.27")
 # The workflow's code is the package lmgap (workflow/lmgap), installed into the Python that runs
 # snakemake; its scripts import it from there too.
 try:
-    from lmgap.configcheck import check_yaml_syntax
+    from lmgap.configfile import check_config_file
 except ModuleNotFoundError as err:
     if err.name != "lmgap":
         raise
@@ -20,9 +20,10 @@ except ModuleNotFoundError as err:
     ) from None
 from lmgap.errors import LmgapError
 
-# Snakemake's own message for a broken config.yaml names neither the file's line nor the problem.
+# Snakemake's own message for a broken config.yaml names neither the file's line nor the problem;
+# the line of each setting is kept for the schema's refusals (common.smk).
 try:
-    check_yaml_syntax("config.yaml")
+    CONFIG_FILE_SETTINGS = check_config_file("config.yaml")
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 

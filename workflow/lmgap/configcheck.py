@@ -1,5 +1,6 @@
 """The config checked by Snakemake's validator against the JSON schema, and here what a schema cannot
-say: YAML syntax errors by line, `--config` text read as the schema's types, `~`, prune vs orders."""
+say: `--config` text read as the schema's types, `~`, prune vs orders, and the config file's line of a
+refused value (config.yaml's own mistakes: lmgap.configfile)."""
 
 import copy
 import os
@@ -15,19 +16,6 @@ from .models import prune_settings
 # Keys that hold paths on this machine: `~` in them means the home folder, as in a shell.
 PATH_KEYS = (("corpus", "source"), ("kenlm", "bin_dir"), ("lmplz", "temp_dir"))
 INTEGER = re.compile(r"[+-]?[0-9]+")
-
-
-def check_yaml_syntax(path):
-    """A YAML syntax error in a config file, named with its file, line and column."""
-    try:
-        with open(path) as handle:
-            yaml.safe_load(handle)
-    except FileNotFoundError:
-        return
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
-        raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
 
 
 def _scalar(value, schema):
@@ -54,7 +42,10 @@ def _scalar(value, schema):
 
 def read_as_schema_types(value, schema):
     """value with its text read as the types the schema wants, where it reads as one: Snakemake's
-    --config reads a nested value as text (`orders=[3,4]` as ['3', '4'])."""
+    --config reads a nested value as text (`orders=[3,4]` as ['3', '4']); a section left with no
+    setting under it (`memory:` alone, YAML's null) is the section of its defaults."""
+    if value is None and schema.get("type") == "object" and schema.get("default") == {}:
+        return {}
     # One of several forms (lmplz.prune: a list of thresholds or a list of such lists): the first
     # that the value, so read, takes.
     for alternative in schema.get("anyOf", []):
@@ -76,9 +67,10 @@ def read_as_schema_types(value, schema):
     return _scalar(value, schema)
 
 
-def validate_config(config, schema_path):
+def validate_config(config, schema_path, file_settings=None, file_name="config.yaml"):
     """The config with the schema's defaults filled in and `~` expanded; a value the schema refuses
-    stops the run naming the key, the value, the rule it breaks and the setting's description."""
+    stops the run naming the key, the value, the rule it breaks and the setting's description, and
+    its line where it came from the config file (file_settings: lmgap.configfile.check_config_file's)."""
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
@@ -91,7 +83,9 @@ def validate_config(config, schema_path):
         # Raised while handling jsonschema's error for the first value refused.
         if not isinstance(err.__context__, jsonschema.ValidationError):
             raise
-        raise LmgapError(refusal(err.__context__, schema)) from None
+        raise LmgapError(
+            refusal(err.__context__, schema, file_line(err.__context__, config, file_settings, file_name))
+        ) from None
     for section, key in PATH_KEYS:
         value = config[section][key]
         # corpus.source may be a URL, which is no path.
@@ -102,17 +96,42 @@ def validate_config(config, schema_path):
     return config
 
 
-def refusal(error, schema):
-    """The key a value came in at, what is wrong with it, and the refused setting's own
-    description in the schema, which says what it takes; an unknown key, the keys known there."""
+def refused_path(error):
+    """The keys (and list indices) of the refused value: an unknown key's own."""
     parts = list(error.absolute_path)
-    known = error.schema.get("properties", {})
     if error.validator == "additionalProperties":
-        parts += [key for key in error.instance if key not in known][:1]
+        parts += [key for key in error.instance if key not in error.schema.get("properties", {})][:1]
+    return parts
+
+
+def file_line(error, config, file_settings, file_name):
+    """` (FILE line N)` where the refused setting, or the one holding it, is the config file's value
+    there (not one --config or --configfile gave instead); else nothing."""
+    parts = [part for part in refused_path(error) if not isinstance(part, int)]
+    while parts and tuple(parts) not in (file_settings or {}):
+        parts.pop()
+    if not parts:
+        return ""
+    line, value = file_settings[tuple(parts)]
+    given = config
+    for part in parts:
+        given = given.get(part) if isinstance(given, dict) else None
+    return f" ({file_name} line {line})" if given == value else ""
+
+
+def refusal(error, schema, line=""):
+    """The key a value came in at (and line: where the config file sets it), what is wrong with it, and
+    the refused setting's own description in the schema, which says what it takes; an unknown key, the
+    keys known there."""
+    parts = refused_path(error)
+    known = error.schema.get("properties", {})
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
-    where = f"config: {path.lstrip('.') or '(top level)'}"
+    where = f"config: {path.lstrip('.') or '(top level)'}{line}"
     if error.validator == "additionalProperties":
         return f"{where}: {error.message}; remove it, or use one of the keys known there: {', '.join(known)}"
+    message = error.message
+    if error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
+        message += f" (write a list: [{error.instance}])"
     # The description of the setting refused and of no other: each step into a setting (a key, a
     # name of a mapping of names, its entry) starts afresh; its items and alternative forms do not.
     described, node, key, previous = None, schema, None, None
@@ -128,8 +147,8 @@ def refusal(error, schema):
             described = node["description"]
         previous = part
     if described is None:
-        return f"{where}: {error.message}; give what its comment in config.yaml describes"
-    return f"{where}: {error.message}; give what {key} takes: {described}"
+        return f"{where}: {message}; give what its comment in config.yaml describes"
+    return f"{where}: {message}; give what {key} takes: {described}"
 
 
 def check_prune(prune, orders):

@@ -36,7 +36,7 @@ from lmgap.sourcecode import lmgap_version, package_code, script_code
 # The experiment: the config, checked, and the models, splits and gap systems it asks for.
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 try:
-    config = validate_config(config, SCHEMA)
+    config = validate_config(config, SCHEMA, CONFIG_FILE_SETTINGS)
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 

@@ -1,0 +1,105 @@
+"""config.yaml as hands edit it, walked by mutation: a line deleted or duplicated, indented one space
+more or less or with a tab, a bracket or quote left open, a value retyped, the file emptied or every
+line commented out. Each mutant either means what it says (it loads, and its settings are the file's
+as edited) or is refused before any job starts, naming config.yaml, the line of the mistake and a fix.
+A few mutants stand for each class."""
+
+import re
+
+import pytest
+import yaml
+
+from conftest import REPO, run_pipeline
+from lmgap.configcheck import validate_config
+from lmgap.configfile import check_config_file
+from lmgap.errors import LmgapError
+
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+LINES = (REPO / "config.yaml").read_text().split("\n")
+SETTINGS = [number for number, line in enumerate(LINES) if line.split("#")[0].strip()]
+# The lines a class's mutants are made at: a top-level key opening a block, a scalar, a flow list, a
+# nested key, a key two levels down, the last line.
+PICKS = [LINES.index(line) for line in ("corpus:", "train_split: train", "orders: [3, 4, 5]")] + [
+    next(i for i in SETTINGS if LINES[i].strip().startswith(key)) for key in ("top_k:", "rarity:", "budget_mb:")
+]
+FIX = re.compile(r"(:|;) .*\b(indent|close|keep|give|remove|write|restore|use|fix)\b")
+
+
+def edited(number, replacement):
+    """config.yaml with line `number` (from 0) replaced by the lines `replacement`."""
+    return "\n".join([*LINES[:number], *replacement, *LINES[number + 1 :]])
+
+
+def next_setting(number):
+    """The line (from 1) a deleted line's next setting moves to."""
+    return next((i for i in SETTINGS if i > number), None)
+
+
+MUTANTS = {
+    # A deleted line's mistake shows where what it held is missing: at the next setting, now in its place.
+    **{f"line {n + 1} deleted": (edited(n, []), next_setting(n)) for n in PICKS},
+    **{f"line {n + 1} duplicated": (edited(n, [LINES[n], LINES[n]]), n + 2) for n in PICKS},
+    **{f"line {n + 1} one space more": (edited(n, [" " + LINES[n]]), n + 1) for n in PICKS},
+    **{f"line {n + 1} one space less": (edited(n, [LINES[n][1:]]), n + 1) for n in PICKS if LINES[n][:1] == " "},
+    **{f"line {n + 1} a tab": (edited(n, ["\t" + LINES[n]]), n + 1) for n in PICKS[:3]},
+    "a bracket left open": (edited(PICKS[2], [LINES[PICKS[2]].replace("]", "")]), PICKS[2] + 1),
+    "a quote left open": (
+        edited(PICKS[1], [LINES[PICKS[1]].replace(": train", ': "train')]),
+        PICKS[1] + 1,
+    ),
+    "a number quoted": (edited(PICKS[3], [LINES[PICKS[3]].replace("100", '"100"')]), PICKS[3] + 1),
+    "a list written as a scalar": (edited(PICKS[2], ["orders: 3"]), PICKS[2] + 1),
+    "emptied": ("", None),
+    "every line commented out": ("\n".join(f"# {line}" for line in LINES), None),
+}
+
+
+def outcome(text, tmp_path):
+    """The validated config of config.yaml holding text, or the LmgapError's message."""
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    try:
+        settings = check_config_file(path)
+        return validate_config(yaml.safe_load(text) or {}, SCHEMA, settings, str(path))
+    except LmgapError as err:
+        return str(err)
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_a_mutant_means_what_it_says_or_is_refused_at_the_line_of_the_mistake(mutant, tmp_path):
+    text, line = MUTANTS[mutant]
+    result = outcome(text, tmp_path)
+    if isinstance(result, dict):
+        # It loads: as the edited file says, each setting it still holds as written there.
+        written = yaml.safe_load(text)
+        for section, value in written.items():
+            # (A section with nothing under it takes its defaults.)
+            if value is not None and not isinstance(value, dict):
+                assert result[section] == value, (mutant, section)
+        return
+    where = f"{tmp_path}/config.yaml line {line}" if line else f"{tmp_path}/config.yaml"
+    assert result.startswith(where) or f"(config.yaml line {line})" in result or f"{where})" in result, (
+        mutant,
+        result,
+    )
+    assert FIX.search(result), (mutant, result)
+
+
+def test_the_mutants_that_load_are_those_that_change_no_meaning_or_a_default(tmp_path):
+    loaded = sorted(mutant for mutant, (text, _) in MUTANTS.items() if isinstance(outcome(text, tmp_path), dict))
+    # A line deleted leaves its setting to the schema's default, which config.yaml writes out (its last
+    # line, memory: with nothing under it, the section of its defaults); a quoted number is the number;
+    # a section's one setting may sit at any depth below it.
+    last = len(LINES) - 1 - LINES[::-1].index(next(line for line in reversed(LINES) if line.strip()))
+    expected = [f"line {n + 1} deleted" for n in PICKS if LINES[n] != "corpus:"] + ["a number quoted"]
+    expected += [f"line {last + 1} one space more", f"line {last + 1} one space less"]
+    assert loaded == sorted(expected)
+
+
+@pytest.mark.pipeline
+def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
+    (tmp_path / "config.yaml").write_text(MUTANTS[f"line {PICKS[3] + 1} duplicated"][0])
+    done = run_pipeline(tmp_path, None, "--dry-run", check=False)
+    said = done.stdout + done.stderr
+    assert done.returncode and f"config.yaml line {PICKS[3] + 2} sets gap.top_k again (line {PICKS[3] + 1}" in said
+    assert "Traceback" not in said and not (tmp_path / "results").exists()

@@ -1,0 +1,133 @@
+"""config.yaml as hands edit it: a mistake named at the line where it was made, which is not always
+where YAML's parser gives up (a bracket left open is found lines later, a line indented one space
+too far at the next line's), and the line of every setting, for the schema's refusals."""
+
+import re
+from collections import Counter
+
+import yaml
+
+from .errors import LmgapError
+
+RESTORE = "restore it with git checkout config.yaml (the repository's, whose comments describe each setting)"
+
+
+def content_lines(text):
+    """(line number from 1, its text) of the lines that hold more than a comment or blanks."""
+    return [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.split("#")[0].strip()]
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def indentation_mistake(path, lines):
+    """The first line whose indentation no block explains: a tab, an odd step, deeper than a line that
+    opens no block, or back to no level above it (its message), or None."""
+    for number, line in lines:
+        if line[: len(line) - len(line.lstrip(" \t"))].count("\t"):
+            return f"{path} line {number} is indented with a tab, which YAML refuses: indent it with spaces"
+    indents = [_indent(line) for _, line in lines if _indent(line)]
+    counted = Counter(indents)
+    # The file's step: the smallest indentation more than one line has (a line off by one has its own).
+    step = min((indent for indent, count in counted.items() if count > 1), default=min(indents, default=2))
+    for number, line in lines:
+        if _indent(line) % step:
+            return (
+                f"{path} line {number} is indented {_indent(line)} space{'s' * (_indent(line) > 1)}, where this "
+                f"file indents by {step}: "
+                "indent it as the other lines of its block"
+            )
+    levels, opens = [0], False
+    for number, line in lines:
+        indent = _indent(line)
+        if indent > levels[-1]:
+            if not opens:
+                return (
+                    f"{path} line {number} is indented deeper than the line above it, which opens no block "
+                    "(a line `name:` is missing above it, or it is indented too far): indent it as its block"
+                )
+            levels.append(indent)
+        while indent < levels[-1]:
+            levels.pop()
+        if indent != levels[-1]:
+            return f"{path} line {number} is indented to no level of the lines above it: indent it as its block"
+        body = line.split(" #")[0].rstrip()
+        opens = body.endswith(":") and not body.lstrip().startswith("-")
+    return None
+
+
+def unclosed(path, lines):
+    """The first line that leaves a bracket or a quote open (config.yaml writes each list on one line)."""
+    for number, line in lines:
+        body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line.split(" #")[0])
+        for quote in "'\"":
+            if body.count(quote):
+                return f"{path} line {number} leaves a {quote} open: close it on that line"
+        for opening, closing in ("[]", "{}"):
+            if body.count(opening) > body.count(closing):
+                return f"{path} line {number} leaves a `{opening}` open: close it with `{closing}` on that line"
+    return None
+
+
+def setting_lines(node, path=()):
+    """{key path: line from 1} of every setting of a composed YAML mapping; an LmgapError for a key
+    given twice in one mapping."""
+    found = {}
+    if not isinstance(node, yaml.MappingNode):
+        return found
+    seen = {}
+    for key, child in node.value:
+        name, line = key.value, key.start_mark.line + 1
+        if name in seen:
+            raise DuplicateKey(path + (name,), seen[name], line)
+        seen[name] = line
+        found[path + (name,)] = line
+        found.update(setting_lines(child, path + (name,)))
+    return found
+
+
+class DuplicateKey(Exception):
+    def __init__(self, path, first, second):
+        super().__init__(path)
+        self.path, self.first, self.second = path, first, second
+
+
+def check_config_file(path):
+    """{key path: (line, value)} of a config file's settings (nothing for a file that does not exist); an
+    LmgapError naming the line of a syntax mistake, a key given twice, or a file of no setting at all."""
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    lines = content_lines(text)
+    if not lines:
+        raise LmgapError(f"{path} holds no setting (it is empty, or every line is a comment): {RESTORE}")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        found = indentation_mistake(path, lines) or unclosed(path, lines)
+        if found:
+            raise LmgapError(found) from None
+        mark = err.problem_mark or err.context_mark
+        where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
+    if not isinstance(node, yaml.MappingNode):
+        raise LmgapError(f"{path} line {lines[0][0]} is not a setting `name: value`: {RESTORE}")
+    try:
+        found = setting_lines(node)
+    except DuplicateKey as err:
+        name = ".".join(err.path)
+        raise LmgapError(
+            f"{path} line {err.second} sets {name} again (line {err.first} sets it too; YAML would keep the "
+            "last): keep one of them"
+        ) from None
+    settings = yaml.safe_load(text)
+    return {key: (line, value_at(settings, key)) for key, line in found.items()}
+
+
+def value_at(settings, key):
+    for part in key:
+        settings = settings[part]
+    return settings
