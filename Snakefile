@@ -46,12 +46,7 @@ include: "workflow/rules/checks.smk"
 
 rule all:
     input:
-        rules.perplexity_table.output,
-        rules.cost_table.output,
-        rules.comparison_table.output,
-        rules.document_tables.output,
-        rules.plots.output,
+        [path for job in results_made() for path, _, _ in RESULTS[job].values()],
         rules.provenance.output,
-        rules.gap_table.output if GAP["enabled"] else [],
         rules.gap_submission.output if GAP["enabled"] and GAP_SYSTEMS.blend() else [],
         kept_results(),

@@ -82,6 +82,15 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
     return done
 
 
+# The jobs that make tables and plots, each followed by the job that copies its files into place.
+TABLE_JOBS = ("perplexity_table", "cost_table", "comparison_table", "document_tables", "plots", "gap_table")
+
+
+def with_installs(jobs):
+    """{rule: count} of jobs, with install_RULE as often as each table job among them."""
+    return {**jobs, **{f"install_{rule}": count for rule, count in jobs.items() if rule in TABLE_JOBS}}
+
+
 def jobs_planned(workdir, config, *args, repo=REPO):
     """{rule: count} of the jobs a run in workdir with config (written as its config.yaml, unless
     None) and these options would run now (compare.jobs_due reads them from Snakemake's --summary)."""

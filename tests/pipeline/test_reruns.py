@@ -6,7 +6,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import GAP_TABLE, PERPLEXITY_TABLE, demo_corpus, jobs_planned, read_table, run_pipeline
+from conftest import GAP_TABLE, PERPLEXITY_TABLE, demo_corpus, jobs_planned, read_table, run_pipeline, with_installs
 
 pytestmark = pytest.mark.pipeline
 
@@ -15,16 +15,18 @@ pytestmark = pytest.mark.pipeline
 # The submission's gonito.yaml is made from the provenance record: it follows it.
 FETCH = {"fetch_corpus": 1, "split_fingerprint": 2, "corpus_manifest": 1, "provenance": 1, "gap_submission": 1}
 # What every table depends on; rewritten whenever a model or a scored split changes.
-TABLES = {
-    "perplexity_table": 1,
-    "cost_table": 1,
-    "comparison_table": 1,
-    "document_tables": 1,
-    "plots": 1,
-    "gap_table": 1,
-    "provenance": 1,
-    "gap_submission": 1,
-}
+TABLES = with_installs(
+    {
+        "perplexity_table": 1,
+        "cost_table": 1,
+        "comparison_table": 1,
+        "document_tables": 1,
+        "plots": 1,
+        "gap_table": 1,
+        "provenance": 1,
+        "gap_submission": 1,
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -201,7 +203,9 @@ def test_a_git_source_without_a_commit_stays_on_its_fetch_until_asked_to_fetch_a
     assert jobs == {}
     # Asked to, the fetch takes the newest commit and the run redoes what the new bytes change.
     jobs, _ = rerun(tmp_path / "work", config, "--forcerun", "fetch_corpus")
-    tables = {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
+    tables = with_installs(
+        {"perplexity_table": 1, "cost_table": 1, "comparison_table": 1, "document_tables": 1, "plots": 1}
+    )
     # Without the gap task there is no submission to follow the record.
     fetch = {rule: count for rule, count in FETCH.items() if rule != "gap_submission"}
     assert jobs == {**fetch, **tables, "rebuild_text": 1, "document_years": 1, "vocabulary": 1, "query": 1}

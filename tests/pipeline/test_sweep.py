@@ -8,7 +8,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import read_table, run_pipeline
+from conftest import read_table, run_pipeline, with_installs
 from figures import plotted
 from lmgap.report import plots as drawing
 
@@ -132,14 +132,16 @@ def test_switching_axes_back_and_forth_retrains_nothing(sweep_run, tmp_path):
     work = tmp_path / "work"
     shutil.copytree(sweep_run / "work", work, symlinks=True)
     config = yaml.safe_load((work / "config.yaml").read_text())
-    tables = {
-        "perplexity_table": 1,
-        "cost_table": 1,
-        "comparison_table": 1,
-        "document_tables": 1,
-        "plots": 1,
-        "provenance": 1,
-    }
+    tables = with_installs(
+        {
+            "perplexity_table": 1,
+            "cost_table": 1,
+            "comparison_table": 1,
+            "document_tables": 1,
+            "plots": 1,
+            "provenance": 1,
+        }
+    )
     # One value of each axis dropped, then all back: the tables are rewritten, nothing trained.
     fewer = {"train_fraction": [1.0], "orders": [3], "lmplz": {**config["lmplz"], "prune": [[0, 1]]}}
     for edit in (fewer, {}):

@@ -6,6 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from .atomic import atomic_open
 from .errors import LmgapError
 from .files import read_json
 
@@ -67,6 +68,21 @@ def set_aside(paths, folder):
             path.replace(Path(folder) / path.name)
             moved.append(path.name)
     return moved
+
+
+def note_kept(kept, marker):
+    """Write marker listing the tables and plots kept from an earlier run (kept), or remove it when none is."""
+    marker = Path(marker)
+    if not kept:
+        marker.unlink(missing_ok=True)
+        return
+    with atomic_open(marker) as out:
+        out.write(
+            "# Kept from an earlier run\n\nThese tables and plots are those of an earlier run: the last run was to "
+            "write them again, and the job that makes them failed or was stopped (its error is in that run's log, "
+            ".snakemake/log/). Once what stopped it is fixed, the next run writes them, and this file goes.\n\n"
+        )
+        out.writelines(f"- {path}\n" for path in kept)
 
 
 def corpus_warnings(record_path, source):

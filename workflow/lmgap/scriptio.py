@@ -2,10 +2,12 @@
 
 import errno
 import os
+import shutil
 import sys
 import traceback
 from pathlib import Path
 
+from .atomic import atomic_path
 from .corpus.place import corpus_root
 from .errors import LmgapError
 
@@ -72,3 +74,13 @@ def install(snakemake, log):
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         os.replace(source, target)
         log.write(f"{source} -> {target}\n")
+
+
+def install_copies(snakemake, log):
+    """Copy each input of the job to its output of the same name, each whole or not at all (rules
+    install_*: a table or plot put in place once its job has written it; the staged copy stays, the
+    output Snakemake checks its job's by)."""
+    for name, target in snakemake.output.items():
+        with atomic_path(target) as tmp:
+            shutil.copyfile(snakemake.input[name], tmp)
+        log.write(f"{snakemake.input[name]} -> {target}\n")

@@ -10,6 +10,7 @@ from lmgap.preflight import (
     check_records_writable,
     check_writable,
     corpus_warnings,
+    note_kept,
     other_models_warning,
     set_aside,
     stale_tables_warning,
@@ -19,6 +20,8 @@ from lmgap.unused import read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
+# Where the tables and plots kept from an earlier run are listed, beside them.
+KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
 
 
@@ -70,9 +73,9 @@ def trained_counts():
 def tables_of_other_models():
     """Warnings for the tables whose rows are not the config's models: left by an earlier run
     where this one stopped (or was limited to targets) before writing them again."""
-    tables = {rules.perplexity_table.output.tsv: [*MODELS, *NEURAL_CAUSAL]}
+    tables = {RESULTS["perplexity_table"]["tsv"][0]: [*MODELS, *NEURAL_CAUSAL]}
     if GAP["enabled"]:
-        tables[rules.gap_table.output.tsv] = {system.model for system in GAP_SYSTEMS.all()}
+        tables[RESULTS["gap_table"]["tsv"][0]] = {system.model for system in GAP_SYSTEMS.all()}
     return [other_models_warning(path, models) for path, models in tables.items() if Path(path).is_file()]
 
 
@@ -111,7 +114,7 @@ onstart:
     # The tables folder shows what the current config makes: the gap task's tables of an earlier
     # run go aside, kept.
     if not GAP["enabled"]:
-        moved = set_aside(rules.gap_table.output, STALE_TABLES)
+        moved = set_aside([path for path, _, _ in RESULTS["gap_table"].values()], STALE_TABLES)
         if moved:
             warn(
                 [
@@ -121,6 +124,29 @@ onstart:
             )
 
 
+# What `snakemake --report` says of the tables and plots the config makes, at the top of the report
+# (workflow/report/workflow.rst): those missing, and those kept from an earlier run. Snakemake renders
+# that text with the config; the key is set once the config is checked, and no job is handed it.
+config["lmgap_report"] = {
+    "missing": [path for job in results_made() for path, _, _ in RESULTS[job].values() if not Path(path).is_file()],
+    "kept": kept_from_an_earlier_run(),
+}
+
+
+def tables_kept():
+    """The tables and plots an earlier run wrote that this one was to rewrite and did not: named in
+    KEPT beside them (removed once none is) and in a warning."""
+    kept = kept_from_an_earlier_run()
+    note_kept(kept, KEPT)
+    if kept:
+        warn(
+            [
+                f"{', '.join(kept)}: kept from an earlier run (listed in {KEPT}): the job that was to write them "
+                "again failed or was stopped; once what stopped it is fixed, the next run writes them"
+            ]
+        )
+
+
 # A fetch of this run may have found what its start could not know yet; a run that left the
 # tables behind the corpus (a target short of them) says so.
 onsuccess:
@@ -128,8 +154,10 @@ onsuccess:
     warn([stale_tables_warning(PROVENANCE, "results/corpus/manifest.json")])
     warn(tables_of_other_models())
     warn([fallback_note(fallback_discounts(trained_counts()))])
+    tables_kept()
 
 
 onerror:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn(tables_of_other_models())
+    tables_kept()

@@ -171,6 +171,31 @@ def report_if_made(path, **settings):
     return report(path, **settings) if Path(path).exists() else path
 
 
+# Tables and plots: the job that makes them writes them under results/.staged/, and an install job
+# copies them into place (tables.smk). Snakemake deletes a job's outputs before the job runs, so a
+# table job that fails costs its staged copies alone: the tables of the last run that wrote them
+# stay, and the job runs again until it succeeds (checks.smk names them).
+def staged(path):
+    return str(Path("results/.staged") / Path(path).relative_to("results"))
+
+
+def staged_outputs(job):
+    """The staged outputs of a job of RESULTS, by name."""
+    return {name: staged(path) for name, (path, _, _) in RESULTS[job].items()}
+
+
+def results_made():
+    """The jobs of RESULTS the config runs: every one, the gap table's with the gap task."""
+    return [job for job in RESULTS if job != "gap_table" or GAP["enabled"]]
+
+
+def kept_from_an_earlier_run():
+    """The tables and plots the config makes that lie in place while their staged copies are gone:
+    the job that was to rewrite them failed, or was stopped, since the run that wrote them."""
+    paths = [path for job in results_made() for path, _, _ in RESULTS[job].values()]
+    return [path for path in paths if Path(path).is_file() and not Path(staged(path)).is_file()]
+
+
 # Job sizes: the most memory a job may reserve, each rule's threads, runtimes and priorities.
 # Priorities of the gap jobs, for a run on a few cores: the held-out lines, the candidate pass and
 # the scoring first, since every system waits for them, then what the blend waits for (its
@@ -540,6 +565,37 @@ PLOTS = (
     "perplexity_by_decade",
     "neural_training_loss",
 )
+
+
+def table(name):
+    """{kind: (results/tables/NAME.kind, its report caption or None, category)}: the TSV in the report."""
+    return {
+        kind: (f"results/tables/{name}.{kind}", name if kind == "tsv" else None, "Tables") for kind in ("tsv", "md")
+    }
+
+
+# Every table and plot, by the job that makes it: {job: {output: (file, its caption in
+# workflow/report/ or None, its category in the report)}}.
+RESULTS = {
+    "perplexity_table": table("perplexity"),
+    "cost_table": table("cost"),
+    "comparison_table": table("comparison"),
+    "document_tables": {
+        f"{name}_{kind}": entry for name in ("decades", "hardest") for kind, entry in table(name).items()
+    },
+    "plots": {name: (f"results/plots/{name}.png", name, "Plots") for name in PLOTS},
+    "gap_table": table("gap"),
+}
+# What the report's captions read of each job (snakemake.params): the columns' definitions, from
+# their one source.
+CAPTION_PARAMS = {
+    "perplexity_table": {"definitions": PERPLEXITY_TABLE.caption()},
+    "cost_table": {"definitions": COST_TABLE.caption()},
+    "comparison_table": {"definitions": COMPARISON_TABLE.caption()},
+    "document_tables": {"decade_definitions": DECADES_TABLE.caption(), "hardest_definitions": HARDEST_TABLE.caption()},
+    "plots": {},
+    "gap_table": {"definitions": GAP_TABLE.caption()},
+}
 
 
 def scored_outputs(kind):

@@ -351,16 +351,13 @@ rule gap_table:
         fingerprint=all_fingerprints,
         models=expand(MODEL_FINGERPRINT, model=GAP_MODELS),
     output:
-        tsv=report_if_made("results/tables/gap.tsv", caption="../report/gap.rst", category="Tables"),
-        md="results/tables/gap.md",
+        **staged_outputs("gap_table"),
     log:
         "logs/gap_table/gap_table.log",
     conda:
         "../../envs/python.yaml"
     params:
         code=script_code("gap_table"),
-        # For the report's caption: the columns' definitions, from their one source.
-        definitions=GAP_TABLE.caption(),
         systems={system.name: system.described() for system in GAP_SYSTEMS.all()},
         files=gap_table_patterns(),
         settings={

@@ -18,16 +18,13 @@ rule perplexity_table:
         vocabulary=rules.vocabulary.output.vocabulary,
         fingerprint=all_fingerprints,
     output:
-        tsv=report_if_made("results/tables/perplexity.tsv", caption="../report/perplexity.rst", category="Tables"),
-        md="results/tables/perplexity.md",
+        **staged_outputs("perplexity_table"),
     log:
         "logs/perplexity_table/perplexity_table.log",
     conda:
         "../../envs/python.yaml"
     params:
         code=script_code("perplexity_table"),
-        # For the report's caption: the columns' definitions, from their one source.
-        definitions=PERPLEXITY_TABLE.caption(),
         # Where the model each metrics record names keeps its other files; lmplz.discount_fallback,
         # a setting of every n-gram model, which its score's record leaves out (see folder_options).
         files=model_file_patterns(),
@@ -49,8 +46,7 @@ rule cost_table:
         neural=neural_records(),
         fingerprint=all_fingerprints,
     output:
-        tsv=report_if_made("results/tables/cost.tsv", caption="../report/cost.rst", category="Tables"),
-        md="results/tables/cost.md",
+        **staged_outputs("cost_table"),
     log:
         "logs/cost_table/cost_table.log",
     conda:
@@ -59,7 +55,6 @@ rule cost_table:
         code=script_code("cost_table"),
         files=model_file_patterns(),
         settings=rules.perplexity_table.params.settings,
-        definitions=COST_TABLE.caption(),
     script:
         "../scripts/cost_table.py"
 
@@ -70,8 +65,7 @@ rule comparison_table:
         documents=scored_outputs("documents"),
         fingerprint=all_fingerprints,
     output:
-        tsv=report_if_made("results/tables/comparison.tsv", caption="../report/comparison.rst", category="Tables"),
-        md="results/tables/comparison.md",
+        **staged_outputs("comparison_table"),
     log:
         "logs/comparison_table/comparison_table.log",
     conda:
@@ -81,7 +75,6 @@ rule comparison_table:
         runtime=30,
     params:
         code=script_code("comparison_table"),
-        definitions=COMPARISON_TABLE.caption(),
         models=MODELS,
         neural={name: entry["train_fraction"] for name, entry in neural_settings().items()},
         files=model_file_patterns(),
@@ -127,18 +120,13 @@ rule document_tables:
         texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
         fingerprint=all_fingerprints,
     output:
-        decades_tsv=report_if_made("results/tables/decades.tsv", caption="../report/decades.rst", category="Tables"),
-        decades_md="results/tables/decades.md",
-        hardest_tsv=report_if_made("results/tables/hardest.tsv", caption="../report/hardest.rst", category="Tables"),
-        hardest_md="results/tables/hardest.md",
+        **staged_outputs("document_tables"),
     log:
         "logs/document_tables/document_tables.log",
     conda:
         "../../envs/python.yaml"
     params:
         code=script_code("document_tables"),
-        decade_definitions=DECADES_TABLE.caption(),
-        hardest_definitions=HARDEST_TABLE.caption(),
     script:
         "../scripts/document_tables.py"
 
@@ -152,10 +140,7 @@ rule plots:
         losses=expand(rules.install_neural.output.loss, neural=kept_neural_models()),
         fingerprint=all_fingerprints,
     output:
-        **{
-            name: report_if_made(f"results/plots/{name}.png", caption=f"../report/{name}.rst", category="Plots")
-            for name in PLOTS
-        },
+        **staged_outputs("plots"),
     log:
         "logs/plots/plots.log",
     conda:
@@ -165,3 +150,29 @@ rule plots:
         trained=kept_neural_models(),
     script:
         "../scripts/plots.py"
+
+
+# Each table and plot copied into place once the job that makes it has written every one of its
+# files (see staged, common.smk), with its caption in the report.
+for job, files in RESULTS.items():
+
+    rule:
+        name:
+            f"install_{job}"
+        input:
+            **staged_outputs(job),
+        output:
+            **{
+                name: report_if_made(path, caption=f"../report/{caption}.rst", category=category) if caption else path
+                for name, (path, caption, category) in files.items()
+            },
+        log:
+            f"logs/install_{job}/install_{job}.log",
+        localrule: True
+        conda:
+            "../../envs/python.yaml"
+        params:
+            **CAPTION_PARAMS[job],
+            code=script_code("install_result"),
+        script:
+            "../scripts/install_result.py"
