@@ -14,7 +14,15 @@ from lmgap.files import sha256
 from lmgap.gap.gonito import copy_into, describe, write_submission
 
 EXPERIMENT = {"eval_splits": ["dev-0"], "neural": {}}
-WEIGHTS = {"weights": {"both/o3": 0.6, "unigram": 0.4}}
+# The blend's record, as lmgap.gap.blend writes it.
+WEIGHTS = {
+    "members": ["both/o3", "unigram"],
+    "weights": {"both/o3": 0.6, "unigram": 0.4},
+    "fold_weights": [],
+    "method": "EM",
+    "fit_gaps": 2,
+    "fit_log_loss_hashed": {"both/o3": 1.0, "unigram": 2.0, "blend": 0.9},
+}
 
 
 def test_the_description_names_the_commit_and_says_when_the_checkout_had_changes():

@@ -110,8 +110,22 @@ def test_models_that_scored_different_documents_are_refused(tmp_path):
     for name, lines in (("a", [1, 2]), ("b", [1, 3])):
         write_scores(tmp_path / f"{name}.tsv", [(line, 5, -3.0) for line in lines])
     documents = {("a", "dev-0"): tmp_path / "a.tsv", ("b", "dev-0"): tmp_path / "b.tsv"}
+    figures = {(name, "dev-0"): {"sentences": "2"} for name in ("a", "b")}
     with pytest.raises(LmgapError, match="a and b scored different documents of dev-0; rerun"):
-        compare(Pair("a", "b", "order"), "dev-0", documents, {}, 100, 1)
+        compare(Pair("a", "b", "order"), "dev-0", documents, figures, 100, 1)
+
+
+def test_documents_short_of_the_split_s_lines_are_named_as_damaged_with_the_fix(tmp_path):
+    # Cut at a line end, a documents.tsv still reads; perplexity.tsv's record of its model on the
+    # split counts the lines it must have.
+    for name in ("a", "b"):
+        write_scores(tmp_path / f"{name}.tsv", [(line, 5, -3.0) for line in (1, 2)])
+    documents = {(name, "dev-0"): tmp_path / f"{name}.tsv" for name in ("a", "b")}
+    figures = {(name, "dev-0"): {"sentences": "3"} for name in ("a", "b")}
+    with pytest.raises(
+        LmgapError, match=r"a.tsv is damaged \(it has 2 rows where its record in perplexity.tsv has 3\)"
+    ):
+        compare(Pair("a", "b", "order"), "dev-0", documents, figures, 100, 1)
 
 
 def test_samples_are_nested_exact_and_the_same_whatever_the_split_size():
@@ -153,7 +167,7 @@ def test_a_small_sample_that_looks_better_through_its_oovs_pays_for_each_oov_wor
         ("o3", "dev-0"): {"perplexity_oovs_as_words": "100.0", "unknown_words": "0"},
     }
     for row in figures.values():
-        row |= {"oov_rate": "0.5", "binary_bytes": "1"}
+        row |= {"oov_rate": "0.5", "binary_bytes": "1", "sentences": "40"}
     row = compare(Pair("small", "o3", "train_fraction"), "dev-0", documents, figures, 200, 1)
     assert row["ratio_ci_low"] == pytest.approx(10**2.2, rel=1e-12)
     assert row["ratio_ci_high"] == pytest.approx(10**2.2, rel=1e-12)
@@ -182,6 +196,7 @@ def test_a_split_of_too_few_documents_calls_nothing_real(tmp_path, count, real):
             "unknown_words": "5",
             "oov_rate": "0.04",
             "binary_bytes": "1",
+            "sentences": str(count),
         }
         for name, ppl in (("o4", "90.0"), ("o3", "100.0"))
     }

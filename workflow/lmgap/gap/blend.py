@@ -27,7 +27,8 @@ import numpy as np
 
 from ..atomic import write_json
 from ..errors import LmgapError
-from .geval import REST, parse_line, read_lines
+from ..tsv import LINES, read_tsv
+from .geval import REST, parse_line, read_predictions
 from .lines import format_line, write_out
 
 FOLDS = 5
@@ -95,9 +96,7 @@ def mixed_line(lines, weights):
 
 def read_line_log_probabilities(path):
     """The natural-log probability of each gap's word, from gap_evaluate's lines.tsv."""
-    with open(path) as handle:
-        next(handle)
-        return [float(line.split("\t")[1]) for line in handle]
+    return read_tsv(path, LINES, integers=("line",))["log_probability"].tolist()
 
 
 def member_probabilities(lines_paths):
@@ -130,7 +129,7 @@ def write_blend(members, cross_fit, outputs):
     fit_lines, outs = [members[name]["fit"] for name in names], [members[name]["out"] for name in names]
     probabilities = member_probabilities(fit_lines)
     overall = fit_weights(probabilities)
-    contents = [read_lines(path) for path in outs]
+    contents = [read_predictions(path) for path in outs]
     if len({len(lines) for lines in contents}) != 1:
         raise LmgapError(f"the members' out.tsv files differ in length: {dict(zip(outs, map(len, contents)))}")
     if cross_fit:

@@ -4,6 +4,7 @@
 import numpy as np
 
 from ..atomic import atomic_open
+from ..shapes import read_arrays
 
 
 class CandidateSets:
@@ -40,6 +41,6 @@ class CandidateSets:
 
     @classmethod
     def load(cls, path):
-        with np.load(path) as data:
-            words = data["words"].tobytes().split(b"\n") if len(data["words"]) else []
-            return cls(words, data["offsets"], data["ids"], data["flags"])
+        data = read_arrays(path, ("words", "offsets", "ids", "flags"))
+        words = data["words"].tobytes().split(b"\n") if len(data["words"]) else []
+        return cls(words, data["offsets"], data["ids"], data["flags"])

@@ -284,6 +284,20 @@ def read_lines(path):
     return out
 
 
+def read_predictions(path):
+    """The lines of an out.tsv the pipeline wrote, each read as GEval reads a line of `word:value` tokens; a
+    damaged one (cut short, edited) is named with its line and the fix."""
+    from ..files import DamagedRecord
+
+    lines = read_lines(path)
+    for number, line in enumerate(lines, start=1):
+        try:
+            parse_line(line)
+        except ValueError as err:
+            raise DamagedRecord(path, f"line {number}: {err}") from None
+    return lines
+
+
 def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv", expected_name="expected.tsv"):
     """Every metric of an output against the expected words, and each line's log-probability."""
     if not out_lines:

@@ -11,6 +11,7 @@ from ..atomic import atomic_open, atomic_path, write_json
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
 from ..files import committed_unchanged, count_text_lines, read_json, sha256
+from ..shapes import PROVENANCE, WEIGHTS, read_record
 
 YAML = "gonito.yaml"
 # Beside the submission, never copied: the sha256 of each predicted split's in.tsv.xz, from the
@@ -73,7 +74,7 @@ def write_submission(outs, inputs, outputs):
     """Copy each split's out.tsv (outs: {split: path}) to {split}/out.tsv beside outputs' gonito.yaml and write
     that, its params the settings of inputs' provenance record and the blend's weights (one file)."""
     out_folder = Path(outputs["gonito"]).parent
-    provenance, weights = read_json(inputs["provenance"]), read_json(inputs["weights"][0])
+    provenance, weights = read_record(inputs["provenance"], PROVENANCE), read_record(inputs["weights"][0], WEIGHTS)
     description, tags = describe(provenance, weights)
     params = flat(provenance["experiment"])
     params.update({f"weight.{name}": round(value, 6) for name, value in weights["weights"].items()})

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..atomic import atomic_open
 from ..corpus.rebuild import with_gap_words
+from ..files import DamagedRecord, read_table_record
 
 # At most a tenth of the training lines, so that tiny corpora keep most of their text.
 MAX_SHARE = 10
@@ -45,12 +46,37 @@ def write_heldout(train_dir, wanted, heldout_path, gap_words_path):
     return len(chosen)
 
 
+def _rows(path, parse):
+    """parse(line) of each line of a record of ours that ends where it was written; a line cut short, or
+    one parse refuses, is named, with the fix (lmgap.files.DamagedRecord)."""
+
+    def read(path):
+        rows = []
+        for number, line in enumerate(raw_lines(path), start=1):
+            try:
+                rows.append(parse(line))
+            except ValueError as err:
+                raise DamagedRecord(path, f"line {number}: {err}") from None
+        return rows
+
+    return read_table_record(path, read) if Path(path).stat().st_size else []
+
+
 def read_heldout(path):
     """[(line, gap word, left context, right context)] of a held-out file (bytes)."""
-    fields = (line.split(b"\t") for line in raw_lines(path))
-    return [(int(number), word, left, right) for number, word, left, right in fields]
+
+    def parse(line):
+        number, word, left, right = line.split(b"\t")
+        return int(number), word, left, right
+
+    return _rows(path, parse)
 
 
 def read_gap_words(path):
     """[(word, count)], most frequent first, of the training gap words the held-out lines lack."""
-    return [(word, int(count)) for word, count in (line.rsplit(b"\t", 1) for line in raw_lines(path))]
+
+    def parse(line):
+        word, count = line.rsplit(b"\t", 1)
+        return word, int(count)
+
+    return _rows(path, parse)

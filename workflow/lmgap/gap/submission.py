@@ -6,7 +6,8 @@ import itertools
 import numpy as np
 
 from ..corpus.rebuild import read_contexts
-from ..files import read_json
+from ..files import DamagedRecord
+from ..shapes import COVERAGE, read_arrays, read_record
 from .candidate_sets import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
@@ -47,10 +48,12 @@ def write_predictions(candidates, scores, settings, outputs):
 def write_model_predictions(inputs, settings, outputs):
     """write_predictions from the files of rules gap_candidates and gap_logprobs (inputs:
     candidates, logprobs, coverage; settings: variant, top_k)."""
-    table = read_json(inputs.coverage)["coverage"]
-    with np.load(inputs.logprobs) as saved:
-        scores = saved["left"], saved["right"]
+    table = read_record(inputs.coverage, COVERAGE)["coverage"]
+    saved = read_arrays(inputs.logprobs, ("left", "right"))
     candidates = CandidateSets.load(inputs.candidates)
+    if len(saved["left"]) != len(candidates.ids):
+        raise DamagedRecord(inputs.logprobs, f"it scores {len(saved['left']):,} candidates of {len(candidates.ids):,}")
+    scores = saved["left"], saved["right"]
     write_predictions(candidates, scores, {**settings, "coverage": table}, outputs)
 
 

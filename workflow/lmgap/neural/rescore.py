@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from ..errors import LmgapError
-from ..gap.geval import parse_line, read_lines
+from ..gap.geval import parse_line, read_predictions
 from ..gap.lines import format_line, read_gaps, write_out
 from .model import right_padded
 from .settings import BATCH_LOGITS_BYTES
@@ -107,8 +107,8 @@ def write_rescored(rescorer, split_dir, inputs, settings, outputs, log):
     """out.tsv and stats of a causal model on a split: rescored_words of the base prediction's line and
     the document family's (inputs: base, document or None); settings: candidates, document_words, top_k."""
     started = time.monotonic()
-    gaps, base = read_gaps(split_dir), read_lines(inputs["base"])
-    documents = read_lines(inputs["document"]) if inputs.get("document") else [None] * len(base)
+    gaps, base = read_gaps(split_dir), read_predictions(inputs["base"])
+    documents = read_predictions(inputs["document"]) if inputs.get("document") else [None] * len(base)
     for path, lines in ((inputs["base"], base), (inputs.get("document"), documents)):
         if len(gaps) != len(lines):
             raise LmgapError(

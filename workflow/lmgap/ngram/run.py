@@ -1,7 +1,6 @@
 """Run lmplz and build_binary, turning their failures into errors a user can act on."""
 
 import contextlib
-import json
 import os
 import re
 import shlex
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
 from ..errors import LmgapError
+from ..shapes import VOCABULARY, read_record
 from .output import arpa_header_counts, stderr_tail
 
 
@@ -37,7 +37,7 @@ def lmplz_command(lmplz, options, temp_prefix, text):
 def padded_size(vocabulary_path):
     """--vocab_pad's size for the run's vocabulary: V words and `</s>`. lmplz counts `</s>` and `<unk>` among
     its entries, so a model knowing k of V's words pads V - k - 1: with `<unk>`, one entry per unknown word."""
-    return json.loads(Path(vocabulary_path).read_text())["words"] + 1
+    return read_record(vocabulary_path, VOCABULARY)["words"] + 1
 
 
 def temp_dir(config, model):

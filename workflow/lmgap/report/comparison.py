@@ -11,6 +11,7 @@ import pandas as pd
 from ..corpus.vocabulary import oov_price
 from ..errors import LmgapError
 from ..files import model_file
+from ..tsv import read_tsv
 from .scores import read_scores
 from .table import MISSING, Column, Table
 
@@ -124,7 +125,11 @@ def priced_log10(scores, figures):
 def compare(pair, split, documents, figures, resamples, seed):
     """One row of the comparison table. documents: {(model, split): path}; figures:
     {(model, split): perplexity.tsv row}."""
-    scores, base = scores_of(documents[(pair.model, split)]), scores_of(documents[(pair.baseline, split)])
+    scores, base = (
+        # As many rows as the split has lines: a documents.tsv cut at a line end reads, and is short.
+        scores_of(documents[(name, split)], int(figures[(name, split)]["sentences"]), "its record in perplexity.tsv")
+        for name in (pair.model, pair.baseline)
+    )
     lines, tokens = scores["line"].to_numpy(), scores["tokens"].to_numpy()
     if not (np.array_equal(lines, base["line"]) and np.array_equal(tokens, base["tokens"])):
         raise LmgapError(
@@ -248,6 +253,8 @@ def write_comparison(inputs, params, outputs):
     documents = {
         (model, split): model_file(pattern, model, split) for model, pattern in patterns.items() for split in splits
     }
+    # Its shape checked (the columns read below), then its rows as text, the figures as written.
+    read_tsv(inputs["table"], ("model", "split", "sentences", PERPLEXITY), exact=False, text=("model", "split"))
     with open(inputs["table"], newline="") as handle:
         figures = {(row["model"], row["split"]): row for row in csv.DictReader(handle, delimiter="\t")}
     rows = [

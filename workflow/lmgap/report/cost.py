@@ -1,10 +1,11 @@
 """The cost table: time, memory and size of every model's jobs, from Snakemake's benchmark files
 and the train jobs' usage records."""
 
-import csv
 import math
 
-from ..files import model_file, read_json, read_table_record
+from ..files import model_file
+from ..shapes import USAGE, read_metrics, read_record
+from ..tsv import BENCHMARK, read_tsv
 from .perplexity import TABLE as PERPLEXITY
 from .perplexity import model_columns
 from .table import Column, Table
@@ -88,14 +89,8 @@ TABLE = Table(
 def read_benchmark(path):
     """Seconds, CPU seconds and peak resident memory (MB) from a Snakemake benchmark file; NaN
     where Snakemake wrote NA (a job that ended before its first measurement)."""
-
-    def figures(path):
-        with open(path, newline="") as handle:
-            row = next(csv.DictReader(handle, delimiter="\t"))
-        texts = {"s": row["s"], "cpu": row["cpu_time"], "rss": row["max_rss"]}
-        return {name: math.nan if text in ("NA", "") else float(text) for name, text in texts.items()}
-
-    return read_table_record(path, figures)
+    row = read_tsv(path, BENCHMARK, exact=False, missing=BENCHMARK).iloc[0]
+    return {"s": float(row["s"]), "cpu": float(row["cpu_time"]), "rss": float(row["max_rss"])}
 
 
 def peak_mb(values):
@@ -119,7 +114,7 @@ def cost_rows(metrics, files, settings):
             rows.append(own | neural_costs(name, splits, tokens, files, settings["neural"][name]))
             continue
         job = read_benchmark(model_file(files["train"], name))
-        usage = read_json(model_file(files["usage"], name))
+        usage = read_record(model_file(files["usage"], name), USAGE)
         queries = [read_benchmark(model_file(files["query"], name, split)) for split in splits]
         query_seconds = sum(q["s"] for q in queries)
         rows.append(
@@ -166,7 +161,7 @@ def _model_order(row):
 
 def write_cost_tables(inputs, params, outputs):
     """cost.tsv and .md from inputs' metrics; params: files, settings (see cost_rows); outputs: tsv, md."""
-    records = [read_json(path) for path in inputs["metrics"]]
+    records = [read_metrics(path) for path in inputs["metrics"]]
     rows = cost_rows(records, params["files"], params["settings"])
     splits = dict.fromkeys(record["split"] for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"

@@ -3,7 +3,7 @@
 import math
 from pathlib import Path
 
-from ..errors import LmgapError
+from ..files import DamagedRecord, read_table_record
 from ..record import kenlm_perplexities
 from .scores import read_scores
 from .table import Column, Table
@@ -73,14 +73,36 @@ HARDEST_TABLE = Table(
 )
 
 
+def read_years(path):
+    """Each line's year (text, empty where unknown) from a split's years.tsv (a damaged one named, with the fix)."""
+
+    def read(path):
+        lines = Path(path).read_text().split("\n")
+        if lines[0] != "year":
+            raise DamagedRecord(path, f"its header is {lines[0]!r}, not 'year'")
+        for number, year in enumerate(lines[1:-1], start=1):
+            try:
+                float(year or 0)
+            except ValueError:
+                raise DamagedRecord(path, f"row {number} is {year!r}, not a year") from None
+        return lines[1:-1]
+
+    return read_table_record(path, read)
+
+
 def read_documents(path, years_path):
-    """A model's per-document scores on a split, with each document's year (NaN when unknown)."""
-    frame = read_scores(path)
-    with open(years_path) as handle:
-        years = handle.read().split("\n")[1:-1]
-    if years and len(years) != len(frame):
-        raise LmgapError(f"{years_path} has {len(years)} rows but {path} has {len(frame)}; delete both and rerun")
-    frame["year"] = [float(y) if y else math.nan for y in years] if years else math.nan
+    """A model's per-document scores on a split, with each document's year (NaN when unknown); the two
+    files hold a row per line of the split, and the one with fewer is named as damaged."""
+    frame, years = read_scores(path), read_years(years_path)
+    # A header alone: the corpus's layout has no year column.
+    if not years:
+        frame["year"] = math.nan
+        return frame
+    if len(years) < len(frame):
+        raise DamagedRecord(years_path, f"it has {len(years):,} rows where {path} has {len(frame):,}")
+    if len(frame) < len(years):
+        raise DamagedRecord(path, f"it has {len(frame):,} rows where {years_path} has {len(years):,}")
+    frame["year"] = [float(y) if y else math.nan for y in years]
     return frame
 
 

@@ -2,10 +2,11 @@
 
 import math
 
-from ..files import model_file, read_json
+from ..files import model_file
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
+from ..shapes import COVERAGE, GAP_METRICS, GAP_STATS, WEIGHTS, read_record
 from .cost import read_benchmark
 from .table import Column, Table
 
@@ -143,8 +144,8 @@ def timing_file(system, split, patterns):
 def gap_row(name, system, split, files, method):
     """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions, the
     seconds of its scoring job. system: {"model", "family", "order", "context"}; files: as write_model_tables'."""
-    evaluated = read_json(files["metrics"].format(system=name, split=split))
-    stats = read_json(files["stats"].format(system=name, split=split))
+    evaluated = read_record(files["metrics"].format(system=name, split=split), GAP_METRICS)
+    stats = read_record(files["stats"].format(system=name, split=split), GAP_STATS)
     timed = timing_file(system, split, files["timings"])
     log_loss, likelihood, perplexity = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
@@ -179,7 +180,7 @@ def write_model_tables(params, outputs):
     weights, and timings: {family or kind: pattern}), settings (splits, blend, base, top_k)."""
     systems, files, settings = params["systems"], params["files"], params["settings"]
     splits = settings["splits"]
-    tables = {split: read_json(files["coverage"].format(split=split))["coverage"] for split in splits}
+    tables = {split: read_record(files["coverage"].format(split=split), COVERAGE)["coverage"] for split in splits}
     records = [
         gap_row(name, system, split, files, p0_method(system, tables[split], settings["base"]))
         for name, system in systems.items()
@@ -191,7 +192,9 @@ def write_model_tables(params, outputs):
     for row in rows.to_dict("records"):
         name = f"`{row['model']}`" if row["context"] != "left" else f"`{row['model']}` (left)"
         methods.setdefault(row["p0_method"], {})[name] = None
-    blends = [(split, read_json(files["weights"].format(split=split))) for split in splits if settings["blend"]]
+    blends = [
+        (split, read_record(files["weights"].format(split=split), WEIGHTS)) for split in splits if settings["blend"]
+    ]
     markdown = TABLE.markdown(
         rows,
         f"Word-gap prediction, scored as GEval scores the challenge ({2**DEFAULT_BITS:,} hash buckets)",

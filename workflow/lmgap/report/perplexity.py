@@ -5,7 +5,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..corpus.vocabulary import check_padding, oov_price, unknown_words
-from ..files import model_file, read_json
+from ..files import model_file
+from ..shapes import COUNTS, TRAINING, VOCABULARY, read_metrics, read_record
 from ..neural.files import parameter_count, weights_bytes
 from ..record import oovs_as_words_perplexity, split_figures
 from .table import MISSING, Column, Table
@@ -203,7 +204,7 @@ def model_columns(record, files, settings):
     name = record["model"]
     if record.get("family") == "neural":
         neural = settings["neural"][name]
-        training = read_json(model_file(files["record"], name)) if neural["trained"] else None
+        training = read_record(model_file(files["record"], name), TRAINING) if neural["trained"] else None
         return {
             "family": "neural",
             "train_fraction": neural["train_fraction"],
@@ -214,7 +215,7 @@ def model_columns(record, files, settings):
             "parameters": parameter_count(neural["folder"]),
             "model": name,
         }
-    counts = read_json(model_file(files["counts"], name))
+    counts = read_record(model_file(files["counts"], name), COUNTS)
     return {
         "family": "ngram",
         "order": record["order"],
@@ -235,11 +236,11 @@ def load_metrics(metric_paths, vocabulary, files, settings):
     patterns of counts, binary, record (training.json); settings: discount_fallback, neural (see neural_settings)."""
     rows = []
     for path in metric_paths:
-        record = read_json(path)
+        record = read_metrics(path)
         own = model_columns(record, files, settings)
         if own["family"] == "ngram":
             # Its n-grams, and the words of the run's vocabulary it does not know.
-            ngrams = read_json(model_file(files["counts"], record["model"]))["ngrams"]
+            ngrams = read_record(model_file(files["counts"], record["model"]), COUNTS)["ngrams"]
             unknown = unknown_words(vocabulary, ngrams[0])
             check_padding(own.get("vocab_pad"), vocabulary, record["model"])
             own |= {"vocabulary": vocabulary - unknown, "unknown_words": unknown, "ngrams_total": sum(ngrams)}
@@ -282,7 +283,7 @@ def _model_order(row):
 def fallback_discounts(count_paths):
     """{model: the orders lmplz took --discount_fallback's discounts for} of the n-gram models
     ({model: its ngram_counts.json}) that needed any."""
-    found = {model: read_json(path).get("fallback_discounts") for model, path in count_paths.items()}
+    found = {model: read_record(path, COUNTS).get("fallback_discounts") for model, path in count_paths.items()}
     return {model: orders for model, orders in found.items() if orders}
 
 
@@ -338,7 +339,7 @@ NEURAL_NOTE = (
 def write_tables(inputs, params, outputs):
     """Both tables from the current config's models' metrics and the run's vocabulary (inputs); params: files,
     settings (see load_metrics); outputs: tsv, md."""
-    vocabulary = read_json(inputs["vocabulary"])["words"]
+    vocabulary = read_record(inputs["vocabulary"], VOCABULARY)["words"]
     rows = load_metrics(inputs["metrics"], vocabulary, params["files"], params["settings"])
     ngrams = dict.fromkeys(rows.loc[rows["family"] == "ngram", "model"])
     fallbacks = fallback_discounts({m: model_file(params["files"]["counts"], m) for m in ngrams})

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ..atomic import atomic_path  # noqa: E402
+from ..tsv import LOSS, read_tsv  # noqa: E402
 from .documents import load_all_documents  # noqa: E402
 
 # No software version or date in the file: the same tables give the same bytes.
@@ -16,6 +17,9 @@ PNG_METADATA = {"Software": None}
 
 def read_perplexity_table(path):
     """perplexity.tsv as the plots read it: empty cells missing, `prune` as its text."""
+    # Its shape checked first: the columns every plot reads.
+    text = ("family", "split", "model")
+    read_tsv(path, (*text, "perplexity_including_oovs"), exact=False, text=text)
     table = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
     table["prune"] = table["prune"].astype(str)
     return table
@@ -215,8 +219,9 @@ def draw_plots(inputs, params, outputs):
     learning_curve(table, outputs["learning_curve"])
     perplexity_by_size(table, outputs["perplexity_by_size"])
     document_perplexity(load_all_documents(inputs["documents"], inputs["years"]), outputs["document_perplexity"])
+    read_tsv(inputs["decades"], ("model", "split", "decade"), exact=False, text=("model", "split", "decade"))
     perplexity_by_decade(
         pd.read_csv(inputs["decades"], sep="\t", keep_default_na=False), outputs["perplexity_by_decade"]
     )
-    losses = {name: pd.read_csv(path, sep="\t") for name, path in zip(params["trained"], inputs["losses"])}
+    losses = {name: read_tsv(path, LOSS, integers=("step",)) for name, path in zip(params["trained"], inputs["losses"])}
     training_loss(losses, outputs["neural_training_loss"])

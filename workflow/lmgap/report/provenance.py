@@ -5,7 +5,8 @@ import platform
 from importlib import metadata
 
 from ..atomic import write_json
-from ..files import head_commit, read_json, sha256, uncommitted_changes
+from ..files import head_commit, sha256, uncommitted_changes
+from ..shapes import MANIFEST, read_record
 
 
 def write_provenance(inputs, params, outputs, root, snakemake_version):
@@ -16,7 +17,7 @@ def write_provenance(inputs, params, outputs, root, snakemake_version):
     checkout = {"commit": head_commit(root), "uncommitted_changes": uncommitted_changes(root)}
     record = {
         "experiment": params["experiment"],
-        "corpus": read_json(inputs["manifest"]),
+        "corpus": read_record(inputs["manifest"], MANIFEST),
         "lmgap": {**params["lmgap"], **checkout},
         "kenlm": {**params["kenlm"], "tools_sha256": {name: sha256(path) for name, path in sorted(tools.items())}},
         "snakemake": snakemake_version,

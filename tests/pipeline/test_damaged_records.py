@@ -1,0 +1,99 @@
+"""A walk over every record kind the tables read, all damaged at once in a finished run, the ways of
+damage dealt out among them (tests/test_shapes.py gives each reader every way): each run names the
+damaged files its jobs met, with the fix; the fix followed (the file deleted, the same command again)
+writes them anew; and the tables come back as the undamaged run's. A fix that repeats its own error,
+or a traceback, fails the walk."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import run_pipeline
+
+pytestmark = pytest.mark.pipeline
+
+# One record of each kind the tables read, in neural_run (orders 3, the gap task, one neural model).
+RECORDS = [
+    "results/eval/o3/dev-0.json",
+    "results/eval/o3/dev-0.documents.tsv",
+    "results/models/o3/ngram_counts.json",
+    "results/models/o3/usage.json",
+    "results/benchmarks/query/o3/dev-0.tsv",
+    "results/text/vocabulary.json",
+    "results/text/dev-0.years.tsv",
+    "results/neural/small/training.json",
+    "results/gap/metrics/both/o3/dev-0.json",
+    "results/gap/stats/both/o3/dev-0.json",
+    "results/gap/candidates/dev-0.coverage.json",
+    "results/gap/both/blend/dev-0/weights.json",
+]
+# The columns that vary from run to run: timings, and what follows from them.
+TIMED = re.compile(r"seconds|per_second|rss|reserved")
+
+
+def without_keys(text, path):
+    if path.endswith(".json"):
+        return "{}\n"
+    return "\t".join(f"{name}x" for name in text.split("\n")[0].split("\t")) + "\n" + text.split("\n", 1)[1]
+
+
+def retyped(text, path):
+    if path.endswith(".json"):
+        record = json.loads(text)
+        key = next(key for key, value in record.items() if not isinstance(value, str))
+        return json.dumps({**record, key: "many"}) + "\n"
+    header, first, rest = text.split("\n", 2)
+    return "\n".join([header, "\t".join(["many", *first.split("\t")[1:]]), rest])
+
+
+DAMAGES = {
+    "cut mid-line": lambda text, path: text[: len(text) * 2 // 3],
+    # A line end kept: a record of TSV rows reads, short of the rows of the file it pairs with.
+    "cut at a line end": lambda text, path: text[: text.rindex("\n", 0, len(text) - 1) + 1],
+    "emptied": lambda text, path: "",
+    "without its keys": without_keys,
+    "a value of another type": retyped,
+}
+
+
+def tables(work):
+    """Every table's rows, timing columns aside."""
+    found = {}
+    for path in sorted((work / "results/tables").glob("*.tsv")):
+        lines = path.read_text().splitlines()
+        keep = [i for i, name in enumerate(lines[0].split("\t")) if not TIMED.search(name)]
+        found[path.name] = [[cells[i] for i in keep] for cells in (line.split("\t") for line in lines)]
+    return found
+
+
+def test_every_record_kind_damaged_is_named_and_its_fix_restores_the_tables(neural_run_copy):
+    work = neural_run_copy()
+    before = tables(work)
+    ways = sorted(DAMAGES)
+    damaged = {}
+    for number, name in enumerate(RECORDS):
+        path = work / name
+        damaged[name] = DAMAGES[ways[number % len(ways)]](path.read_text(), name)
+        path.write_text(damaged[name])
+    named = set()
+    for _ in range(len(RECORDS) + 1):
+        done = run_pipeline(work, None, check=False)
+        said = done.stdout + done.stderr
+        if not done.returncode:
+            break
+        assert "Traceback" not in said, said[-4000:]
+        fixes = {
+            str(Path(path).relative_to(work)) if Path(path).is_absolute() else path
+            for path in re.findall(r"(\S+) is damaged \(.*?\): delete it, and run the pipeline again", said)
+        }
+        assert fixes and not fixes & named, ("no fix, or one that repeats its own error", fixes & named, said[-4000:])
+        named |= fixes
+        for path in fixes:
+            (work / path).unlink()
+    assert not done.returncode, said[-4000:]
+    # Each damaged record was named (and deleted), or written anew by a job its fix ran again.
+    left = [name for name in RECORDS if name not in named and (work / name).read_text() == damaged[name]]
+    assert named and not left, left
+    assert tables(work) == before
