@@ -166,7 +166,7 @@ def test_srilm_s_unigrams_equal_lmplz_by_hand_and_kenlm_s_interpolate_them(three
     assert [line.split("\t")[1:4] for line in comparison[1:]] == [["o3-interp0", "o3", "interpolate_unigrams"]]
     # Back to KenLM's alone: its model's jobs stand; only the tables are written again.
     kenlm_only = {**config, "lmplz": {"interpolate_unigrams": True, "discount_fallback": True}}
-    assert set(jobs_planned(work, kenlm_only, PERPLEXITY_TABLE)) == {"perplexity_table"}
+    assert set(jobs_planned(work, kenlm_only, PERPLEXITY_TABLE)) == {"perplexity_table", "install_perplexity_table"}
 
 
 def by_hand(kenlm_bin, text, scored, arpa, options):

@@ -38,6 +38,7 @@ LOCAL_RULES = {
     "provenance",
     "document_tables",
     "plots",
+    *(f"install_{job}" for job in ("perplexity_table", "cost_table", "comparison_table", "document_tables", "plots")),
 }
 TABLES = ["perplexity.tsv", "perplexity.md", "comparison.tsv", "comparison.md", "decades.tsv", "hardest.tsv"]
 

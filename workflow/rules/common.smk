@@ -586,6 +586,13 @@ RESULTS = {
     "plots": {name: (f"results/plots/{name}.png", name, "Plots") for name in PLOTS},
     "gap_table": table("gap"),
 }
+# The checkpoints' outputs each table job reads, read by its install job too: Snakemake makes a job
+# anew after a checkpoint only if it reads the checkpoint's output, and a job not made anew keeps
+# the reason to run it was given before. An install whose table job a checkpoint spared would run.
+FINGERPRINTS = {
+    **{job: {"fingerprint": all_fingerprints} for job in RESULTS},
+    "gap_table": {"fingerprint": all_fingerprints, "models": expand(MODEL_FINGERPRINT, model=GAP_MODELS)},
+}
 # What the report's captions read of each job (snakemake.params): the columns' definitions, from
 # their one source.
 CAPTION_PARAMS = {

@@ -339,6 +339,7 @@ rule gap_submission:
 rule gap_table:
     input:
         unpack(gap_table_inputs),
+        **FINGERPRINTS["gap_table"],
         submissions=expand(
             SYSTEM_OUT,
             system=[
@@ -348,8 +349,6 @@ rule gap_table:
             ],
             split=GAP_SPLITS,
         ),
-        fingerprint=all_fingerprints,
-        models=expand(MODEL_FINGERPRINT, model=GAP_MODELS),
     output:
         **staged_outputs("gap_table"),
     log:

@@ -11,12 +11,12 @@ localrules:
 
 rule perplexity_table:
     input:
+        **FINGERPRINTS["perplexity_table"],
         metrics=scored_outputs("metrics"),
         counts=expand(rules.install_model.output.counts, model=sorted(MODELS)),
         binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         neural=neural_records(),
         vocabulary=rules.vocabulary.output.vocabulary,
-        fingerprint=all_fingerprints,
     output:
         **staged_outputs("perplexity_table"),
     log:
@@ -35,6 +35,7 @@ rule perplexity_table:
 
 rule cost_table:
     input:
+        **FINGERPRINTS["cost_table"],
         train=expand(rules.train.benchmark, model=sorted(MODELS)),
         usage=expand(rules.install_model.output.usage, model=sorted(MODELS)),
         query=expand(rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]),
@@ -44,7 +45,6 @@ rule cost_table:
         neural_train=expand(rules.train_neural.benchmark, neural=CAUSAL_TRAINED),
         neural_score=expand(rules.score_neural.benchmark, neural=NEURAL_CAUSAL, split=config["eval_splits"]),
         neural=neural_records(),
-        fingerprint=all_fingerprints,
     output:
         **staged_outputs("cost_table"),
     log:
@@ -61,9 +61,9 @@ rule cost_table:
 
 rule comparison_table:
     input:
+        **FINGERPRINTS["comparison_table"],
         table=rules.perplexity_table.output.tsv,
         documents=scored_outputs("documents"),
-        fingerprint=all_fingerprints,
     output:
         **staged_outputs("comparison_table"),
     log:
@@ -115,10 +115,10 @@ rule provenance:
 
 rule document_tables:
     input:
+        **FINGERPRINTS["document_tables"],
         documents=scored_outputs("documents"),
         years=expand(rules.document_years.output.years, split=config["eval_splits"]),
         texts=expand(rules.rebuild_text.output.text, split=config["eval_splits"]),
-        fingerprint=all_fingerprints,
     output:
         **staged_outputs("document_tables"),
     log:
@@ -133,12 +133,12 @@ rule document_tables:
 
 rule plots:
     input:
+        **FINGERPRINTS["plots"],
         table=rules.perplexity_table.output.tsv,
         decades=rules.document_tables.output.decades_tsv,
         documents=rules.document_tables.input.documents,
         years=rules.document_tables.input.years,
         losses=expand(rules.install_neural.output.loss, neural=kept_neural_models()),
-        fingerprint=all_fingerprints,
     output:
         **staged_outputs("plots"),
     log:
@@ -161,6 +161,7 @@ for job, files in RESULTS.items():
             f"install_{job}"
         input:
             **staged_outputs(job),
+            **FINGERPRINTS[job],
         output:
             **{
                 name: report_if_made(path, caption=f"../report/{caption}.rst", category=category) if caption else path
