@@ -4,6 +4,7 @@ scored by the real snakemake beside an n-gram, on the same tokens, in every tabl
 import csv
 import json
 import math
+import re
 import shutil
 from importlib import metadata
 
@@ -175,4 +176,4 @@ def test_a_neural_name_that_looks_like_an_n_gram_is_refused(tmp_path, neural_run
     root, config, _, _ = neural_run
     done = run_pipeline(tmp_path, {**config, "neural": {"o3x": {"train": {}}}}, "-n", check=False)
     printed = done.stdout + done.stderr
-    assert done.returncode and "config: neural: 'o3x' does not match" in printed
+    assert done.returncode and re.search(r"config: neural \(config.yaml line \d+\): 'o3x' does not match", printed)
