@@ -19,7 +19,7 @@ from conftest import (
     logs_written_since,
     run_pipeline,
 )
-from one_node_slurm import SlurmUnavailable, jobs_recorded, one_node_slurm, snakemake_on_slurm
+from one_node_slurm import SlurmNotInstalled, SlurmUnavailable, jobs_recorded, one_node_slurm, snakemake_on_slurm
 
 pytestmark = pytest.mark.pipeline
 
@@ -48,7 +48,11 @@ def cluster(tmp_path_factory):
     try:
         with one_node_slurm(tmp_path_factory.mktemp("slurm")) as env:
             yield env
+    except SlurmNotInstalled as err:
+        # A machine without SLURM that cannot have it (no root, no package source): nothing to test.
+        pytest.skip(str(err))
     except SlurmUnavailable as err:
+        # Installed, yet it did not start: the set-up is at fault.
         pytest.fail(str(err))
 
 
