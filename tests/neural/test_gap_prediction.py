@@ -7,13 +7,15 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
 from lmgap.gap.geval import parse_line
-from lmgap.neural.masked import MaskedPredictor, load_masked, whole_words, write_masked
-from lmgap.neural.model import load
-from lmgap.neural.rescore import Rescorer, base_candidates, rescored_words, write_rescored
-from tiny_models import save_causal_model, save_masked_model
+
+torch = pytest.importorskip("torch")
+
+from lmgap.neural.masked import MaskedPredictor, load_masked, whole_words, write_masked  # noqa: E402
+from lmgap.neural.model import load  # noqa: E402
+from lmgap.neural.rescore import Rescorer, base_candidates, rescored_words, write_rescored  # noqa: E402
+from tiny_models import save_causal_model, save_masked_model  # noqa: E402
 
 TEXT = [
     "the old mill stood by the river and the farmers brought their corn to it",

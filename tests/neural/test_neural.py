@@ -10,16 +10,18 @@ import string
 
 import numpy as np
 import pytest
-import torch
 
 from conftest import MarkovSource
 from lmgap.errors import LmgapError
-from lmgap.neural.evaluate import document_sums, encode_line, score_text
-from lmgap.neural.model import load, window_scorer
-from lmgap.neural.tokenizer import normalised, train_tokenizer
-from lmgap.neural.train import build_model, train
-from lmgap.neural.window import score_windows, windows
-from lmgap.neural.words import token_words, word_logprobs
+
+torch = pytest.importorskip("torch")
+
+from lmgap.neural.evaluate import document_sums, encode_line, score_text  # noqa: E402
+from lmgap.neural.model import load, window_scorer  # noqa: E402
+from lmgap.neural.tokenizer import normalised, train_tokenizer  # noqa: E402
+from lmgap.neural.train import build_model, train  # noqa: E402
+from lmgap.neural.window import score_windows, windows  # noqa: E402
+from lmgap.neural.words import token_words, word_logprobs  # noqa: E402
 
 TINY = {"layers": 1, "width": 32, "heads": 2, "context": 16}
 

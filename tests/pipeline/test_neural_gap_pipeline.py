@@ -18,8 +18,11 @@ from conftest import GAP_TABLE, benchmark_record, demo_corpus, read_table, run_p
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.gap.blend import FOLDS, mixed_line
 from lmgap.gap.heldout import write_heldout
-from lmgap.neural.cloze_train import train_cloze
-from tiny_models import save_causal_model, save_masked_model
+
+torch = pytest.importorskip("torch")
+
+from lmgap.neural.cloze_train import train_cloze  # noqa: E402
+from tiny_models import save_causal_model, save_masked_model  # noqa: E402
 
 pytestmark = pytest.mark.pipeline
 

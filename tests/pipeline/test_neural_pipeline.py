@@ -10,10 +10,12 @@ from importlib import metadata
 
 import numpy as np
 import pytest
-import torch
 
 from conftest import PERPLEXITY_TABLE, demo_corpus, read_table, run_pipeline
-from tiny_models import save_causal_model
+
+torch = pytest.importorskip("torch")
+
+from tiny_models import save_causal_model  # noqa: E402
 
 pytestmark = pytest.mark.pipeline
 
