@@ -33,5 +33,7 @@ def test_an_unknown_word_gets_its_share_of_unk_among_the_words_a_model_does_not_
     with pytest.raises(LmgapError, match="knows 8 words, more than the run's vocabulary of 7: .* delete it"):
         unknown_words(7, 11)
     assert oov_price(1000, 5) == -3.0 and oov_price(0, 0) == 0.0
+    # A model padded to the run's vocabulary: its `<unk>` is one word's already, whatever it met.
+    assert oov_price(1000, 5, padded=1008) == oov_price(0, 5, padded=1008) == 0.0
     with pytest.raises(LmgapError, match="knows every word of the run's vocabulary met 5 OOVs"):
         oov_price(0, 5)

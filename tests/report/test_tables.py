@@ -3,6 +3,7 @@ cell's text reads back from the .tsv as it was."""
 
 import csv
 import io
+import json
 import math
 
 import pytest
@@ -11,7 +12,7 @@ import pandas as pd
 
 from lmgap.report.cost import peak_mb, read_benchmark
 from lmgap.report.documents import HARDEST_TABLE
-from lmgap.report.perplexity import markdown
+from lmgap.report.perplexity import load_metrics, markdown
 from lmgap.report.table import Column, Table
 
 
@@ -72,3 +73,27 @@ def test_numpy_values_are_written_as_the_python_values_they_hold():
     python = table.tsv(table.frame([{"flag": True, "count": 3, "share": 0.25}]))
     held = table.tsv(table.frame([{"flag": np.bool_(True), "count": np.int64(3), "share": np.float64(0.25)}]))
     assert python == held == "flag\tcount\tshare\ntrue\t3\t0.25\n"
+
+
+def test_a_padded_model_prices_an_oov_as_its_unk_and_an_unpadded_one_as_an_unknown_word(tmp_path):
+    # Two 3-grams of 10 unigrams on the same sums, in a run of 1,007 words (so 1,000 unknown to
+    # each): the unpadded one's OOV gets 1/1,000 of `<unk>` (log10 -3), the padded one's `<unk>`
+    # already is one word's (lmplz --vocab_pad 1,008: the run's words and `</s>`).
+    sums = {"sentences": 10, "tokens": 100, "oovs": 5, "log10_prob": -200.0, "log10_prob_oov": -20.0}
+    files = {name: str(tmp_path / "{model}" / name) for name in ("counts", "binary", "record")}
+    metrics = []
+    for model, pad in (("o3", 0), ("o3-pad", 1008)):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / "binary").write_bytes(b"\0" * 64)
+        text = {"lines": 10, "words": 90, "tokens": 100}
+        (tmp_path / model / "counts").write_text(
+            json.dumps({"ngrams": [10, 20, 30], "training_text": text, **({"vocab_pad": pad} if pad else {})})
+        )
+        record = {"model": model, "split": "dev-0", "sums": {**sums, "matched_length": [10, 20, 65]}}
+        record |= {"order": 3, "prune": [], "train_fraction": 1.0, "kenlm_summary": {}}
+        metrics.append(tmp_path / f"{model}.json")
+        metrics[-1].write_text(json.dumps(record))
+    rows = load_metrics(metrics, 1007, files, {"discount_fallback": False, "neural": {}}).set_index("model")
+    assert rows.loc["o3", "perplexity_oovs_as_words"] == pytest.approx(10 ** ((200 + 5 * 3) / 100))
+    assert rows.loc["o3-pad", "perplexity_oovs_as_words"] == pytest.approx(10 ** (200 / 100))
+    assert rows.loc["o3-pad", "perplexity_including_oovs"] == rows.loc["o3", "perplexity_including_oovs"]
