@@ -10,7 +10,7 @@ TEST_PACKAGES := strace
 PACKAGES = $(DEBIAN_PACKAGES)
 CORES ?= 8
 
-.PHONY: help setup setup-neural system-packages lock run test kenlm-tools demo readme readme-check lint
+.PHONY: help setup setup-neural system-packages lock run test kenlm-tools smoke demo readme readme-check lint
 
 # One step at a time, whatever -j says: two goals of one `make -j` would otherwise each install
 # into .venv/ at once. Only `make test` runs steps side by side, in a make of its own, where
@@ -108,6 +108,12 @@ test: system-packages $(VENV)/.packages  ## set-up, KenLM's tools, then the test
 
 kenlm-tools: $(VENV)/.packages  ## KenLM's lmplz, query and build_binary, built by the pipeline's own rule
 	$(VENV)/bin/snakemake --cores 2 $(KENLM_TOOLS)/lmplz $(KENLM_TOOLS)/query $(KENLM_TOOLS)/build_binary
+
+# The Snakemake workflow template's smoke run: every job of the main run on .test/'s tiny corpus,
+# then the report (in .test/report.html). About half a minute once KenLM's tools are built.
+smoke: setup kenlm-tools  ## the workflow on .test/'s tiny corpus, then its report: the template's smoke test
+	$(VENV)/bin/snakemake --directory .test --cores 2
+	$(VENV)/bin/snakemake --directory .test --report report.html
 
 # A small generated corpus in the challenge's format, for trying the pipeline offline, with one
 # small neural model and one cloze model beside the n-grams.
