@@ -38,7 +38,14 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/kenlm.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/ngram.smk"
-include: "workflow/rules/neural.smk"
+
+
+# The neural models' rules, for a config that lists any (neural:).
+if NEURAL:
+
+    include: "workflow/rules/neural.smk"
+
+
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/gap.smk"
 include: "workflow/rules/checks.smk"

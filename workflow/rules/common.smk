@@ -146,7 +146,7 @@ def kept_results():
         *(expand(rules.install_model.output.arpa, model=models) if config["keep_arpa"] else []),
         *scored_outputs("metrics"),
         *scored_outputs("documents"),
-        *expand(rules.install_neural.output.model, neural=kept_neural_models()),
+        *expand(NEURAL_FILES["model"], neural=kept_neural_models()),
     ]
     if GAP["enabled"]:
         systems = [system.name for system in GAP_SYSTEMS.all()]
@@ -446,6 +446,20 @@ def neural_files_in(folder):
     }
 
 
+# A neural model's files in place, its scores and its jobs' benchmarks: the paths of neural.smk's
+# rules, which the tables and the gap task name whether or not the config has a neural model
+# (neural.smk is included only when it has).
+NEURAL_FILES = {name: str(path) for name, path in neural_files_in("neural").items()}
+NEURAL_SCORES = {
+    "metrics": "results/eval/{neural}/{split}.json",
+    "documents": "results/eval/{neural}/{split}.documents.tsv",
+}
+NEURAL_BENCHMARKS = {
+    "train_neural": "results/benchmarks/train_neural/{neural}.tsv",
+    "score_neural": "results/benchmarks/score_neural/{neural}/{split}.tsv",
+}
+
+
 def neural_model_folder(wildcards):
     """A trained model's folder, or the files of a user's saved model (a changed file rescores)."""
     folder = neural_model_dir(wildcards.neural)
@@ -465,13 +479,13 @@ def neural_fingerprints(wildcards):
 def neural_model_dir(name):
     entry = NEURAL[name]
     if entry["source"] == "train":
-        return rules.install_neural.output.model.format(neural=name)
+        return NEURAL_FILES["model"].format(neural=name)
     return entry["path"]
 
 
 def neural_records():
     """Training records of the causal models the pipeline trains, the tables' neural rows."""
-    return expand(rules.install_neural.output.record, neural=CAUSAL_TRAINED)
+    return expand(NEURAL_FILES["record"], neural=CAUSAL_TRAINED)
 
 
 def neural_settings():
@@ -548,10 +562,9 @@ def model_file_patterns():
         "train": str(rules.train.benchmark),
         "query": str(rules.query.benchmark),
         "documents": str(rules.query.output.documents),
-        "record": str(rules.install_neural.output.record),
-        "train_neural": str(rules.train_neural.benchmark),
-        "score_neural": str(rules.score_neural.benchmark),
-        "neural_documents": str(rules.score_neural.output.documents),
+        "record": NEURAL_FILES["record"],
+        **NEURAL_BENCHMARKS,
+        "neural_documents": NEURAL_SCORES["documents"],
     }
 
 
@@ -611,7 +624,7 @@ def scored_outputs(kind):
     splits = config["eval_splits"]
     return [
         *expand(rules.query.output[kind], model=sorted(MODELS), split=splits),
-        *expand(rules.score_neural.output[kind], neural=NEURAL_CAUSAL, split=splits),
+        *expand(NEURAL_SCORES[kind], neural=NEURAL_CAUSAL, split=splits),
     ]
 
 

@@ -41,7 +41,7 @@ rule train_neural:
     log:
         "logs/train_neural/{neural}.log",
     benchmark:
-        "results/benchmarks/train_neural/{neural}.tsv"
+        NEURAL_BENCHMARKS["train_neural"]
     wildcard_constraints:
         neural=exactly(CAUSAL_TRAINED),
     priority: BLEND_PATH
@@ -113,12 +113,11 @@ rule score_neural:
         text=rules.rebuild_text.output.text,
         fingerprint=neural_fingerprints,
     output:
-        metrics="results/eval/{neural}/{split}.json",
-        documents="results/eval/{neural}/{split}.documents.tsv",
+        **NEURAL_SCORES,
     log:
         "logs/score_neural/{neural}/{split}.log",
     benchmark:
-        "results/benchmarks/score_neural/{neural}/{split}.tsv"
+        NEURAL_BENCHMARKS["score_neural"]
     conda:
         "../../envs/neural.yaml"
     threads: PARALLEL_THREADS

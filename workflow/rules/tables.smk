@@ -42,8 +42,8 @@ rule cost_table:
         binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
         counts=rules.perplexity_table.input.counts,
         metrics=rules.perplexity_table.input.metrics,
-        neural_train=expand(rules.train_neural.benchmark, neural=CAUSAL_TRAINED),
-        neural_score=expand(rules.score_neural.benchmark, neural=NEURAL_CAUSAL, split=config["eval_splits"]),
+        neural_train=expand(NEURAL_BENCHMARKS["train_neural"], neural=CAUSAL_TRAINED),
+        neural_score=expand(NEURAL_BENCHMARKS["score_neural"], neural=NEURAL_CAUSAL, split=config["eval_splits"]),
         neural=neural_records(),
     output:
         **staged_outputs("cost_table"),
@@ -138,7 +138,7 @@ rule plots:
         decades=rules.document_tables.output.decades_tsv,
         documents=rules.document_tables.input.documents,
         years=rules.document_tables.input.years,
-        losses=expand(rules.install_neural.output.loss, neural=kept_neural_models()),
+        losses=expand(NEURAL_FILES["loss"], neural=kept_neural_models()),
     output:
         **staged_outputs("plots"),
     log:
