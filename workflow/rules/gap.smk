@@ -174,7 +174,8 @@ rule gap_evaluate:
         runtime=30,
     params:
         code=script_code("gap_evaluate"),
-        variant=lambda wildcards: wildcards.system.split("/")[0],
+        # The context whose candidate sets an n-gram's recall is counted among.
+        variant=lambda wildcards: GAP_SYSTEMS.named(wildcards.system).context,
     script:
         "../scripts/gap_evaluate.py"
 
