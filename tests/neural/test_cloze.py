@@ -257,6 +257,10 @@ def test_the_model_reads_the_window_nearest_the_gap_with_a_line_mark_where_the_c
     assert ids_left == [number[f"w{k}".encode()] for k in range(2, 10)]
     assert ids_right == [number[b"w1"], UNKNOWN, predictor.end]
     assert predictor.sides(b"", b"") == ([predictor.start], [predictor.end])
+    # Five words left, fewer than the window's eight and more than half of them: all five, after the
+    # start mark (a slice from len - window would keep the nearest three).
+    five = b" ".join(f"w{k}".encode() for k in range(5))
+    assert predictor.sides(five, b"")[0] == [predictor.start, *(number[f"w{k}".encode()] for k in range(5))]
 
 
 def test_a_folder_that_holds_no_cloze_model_is_refused_with_the_fix(tmp_path):

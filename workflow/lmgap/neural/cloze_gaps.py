@@ -56,7 +56,7 @@ class ClozePredictor:
         """The ids the model reads (contexts as bytes): the window's words nearest the gap, with the line's
         start (or end) mark where the whole context fits, as the training lines hold them."""
         before, after = left.split(), right.split()
-        left_ids = [self.index.get(word, UNKNOWN) for word in before[len(before) - self.window :]]
+        left_ids = [self.index.get(word, UNKNOWN) for word in before[max(0, len(before) - self.window) :]]
         right_ids = [self.index.get(word, UNKNOWN) for word in after[: self.window]]
         start = [self.start] if len(before) <= self.window else []
         end = [self.end] if len(after) <= self.window else []
