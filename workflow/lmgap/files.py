@@ -41,6 +41,9 @@ def read_table_record(path, read):
             raise DamagedRecord(path, "empty, or its last line cut short")
     try:
         return read(path)
+    except DamagedRecord:
+        # read named the damage itself (a ValueError too).
+        raise
     except StopIteration:
         raise DamagedRecord(path, "it has no rows") from None
     except (ValueError, KeyError, TypeError) as err:
