@@ -254,9 +254,12 @@ def test_years_missing_malformed_or_absent_give_unknown_or_no_decades(three_spli
 
     # A header naming no Year column: no decades, and the Markdown says why.
     (corpus / "in-header.tsv").write_text("FileId\tPaper\tIdx\tDate\tMonth\tDay\tLeftContext\tRightContext\n")
-    run_pipeline(tmp_path / "work", config, DOCUMENT_TABLES)
+    run_pipeline(tmp_path / "work", config)
     assert read_table(tmp_path / "work", "decades.tsv") == []
     assert "names a Year column" in (tmp_path / "work/results/tables/decades.md").read_text()
+    # The plots read the table of no decades too: every one is drawn, none kept from the first run.
+    assert (tmp_path / "work/results/plots/perplexity_by_decade.png").stat().st_size
+    assert not (tmp_path / "work/results/tables/KEPT.md").exists()
 
 
 def unoptimised_compilers(folder):

@@ -11,11 +11,11 @@ LINES = ("line", "log_probability")
 LOSS = ("step", "loss_nats", "learning_rate", "seconds")
 
 
-def read_tsv(path, columns, *, exact=True, integers=(), missing=(), text=(), rows=None, pair=None):
+def read_tsv(path, columns, *, exact=True, integers=(), missing=(), text=(), rows=None, pair=None, empty=False):
     """A TSV of the pipeline's as a pandas frame: these columns (exactly, in order, or among others), each
     cell a number (a whole one in the integers columns; NA, Snakemake's word for none, only in the missing
     ones; any text but none in the text ones), and, given rows, that many rows, as pair (the file it goes
-    with) has; a damaged one is named, with the fix."""
+    with) has; rows at all unless empty (a table that may have none); a damaged one is named, with the fix."""
     import pandas as pd
 
     def read(path):
@@ -23,7 +23,7 @@ def read_tsv(path, columns, *, exact=True, integers=(), missing=(), text=(), row
         found = list(frame.columns)
         if (found != list(columns)) if exact else not set(columns) <= set(found):
             raise DamagedRecord(path, f"its columns are {', '.join(found) or 'none'}, not {', '.join(columns)}")
-        if frame.empty:
+        if frame.empty and not empty:
             raise DamagedRecord(path, "it has no rows")
         for column in columns:
             cells = frame[column].str.strip()

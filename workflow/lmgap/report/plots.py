@@ -219,7 +219,10 @@ def draw_plots(inputs, params, outputs):
     learning_curve(table, outputs["learning_curve"])
     perplexity_by_size(table, outputs["perplexity_by_size"])
     document_perplexity(load_all_documents(inputs["documents"], inputs["years"]), outputs["document_perplexity"])
-    read_tsv(inputs["decades"], ("model", "split", "decade"), exact=False, text=("model", "split", "decade"))
+    # A corpus whose header names no Year column has no decades: a header alone.
+    read_tsv(
+        inputs["decades"], ("model", "split", "decade"), exact=False, text=("model", "split", "decade"), empty=True
+    )
     perplexity_by_decade(
         pd.read_csv(inputs["decades"], sep="\t", keep_default_na=False), outputs["perplexity_by_decade"]
     )
