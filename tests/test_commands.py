@@ -7,6 +7,7 @@ import gzip
 import inspect
 import lzma
 import os
+import random
 import re
 import subprocess
 from pathlib import Path
@@ -20,11 +21,11 @@ HOSTILE = "a folder 'with\" $(touch X) `touch X`"
 TEXT = "caf\xe9 au lait\n"
 
 
-def bash(line, cwd):
+def bash(line, cwd, fails=False):
     # The git commit a command makes needs an author where the machine names none.
     names = {f"GIT_{who}_{what}": "t" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")}
     done = subprocess.run(["bash", "-c", line], cwd=cwd, capture_output=True, text=True, env={**os.environ, **names})
-    assert done.returncode == 0, (line, done.stderr)
+    assert (done.returncode != 0) == fails, (line, done.stderr)
 
 
 def git(*args, cwd):
@@ -37,6 +38,16 @@ def recompressed(folder, reader, squeeze):
     path.write_bytes(squeeze(TEXT.encode()))
     yield commands.recompress(path, reader)
     assert lzma.decompress(path.read_bytes()) == TEXT.encode()
+
+
+def recompress_of_damaged(folder):
+    """A gzip file cut short: the reader fails, so the command fails, and the file stays as it was."""
+    path = folder / "in.tsv.xz"
+    whole = gzip.compress(random.Random(1).randbytes(20000))
+    damaged = whole[: len(whole) // 2]
+    path.write_bytes(damaged)
+    yield commands.recompress(path, "zcat"), 1
+    assert path.read_bytes() == damaged
 
 
 def compressed(folder):
@@ -71,6 +82,7 @@ def sent(folder):
 CASES = {
     "recompress zcat": (commands.recompress, lambda folder: recompressed(folder, "zcat", gzip.compress)),
     "recompress bzcat": (commands.recompress, lambda folder: recompressed(folder, "bzcat", bz2.compress)),
+    "recompress a damaged file": (commands.recompress, recompress_of_damaged),
     "compress": (commands.compress, compressed),
     "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),
     "send_submission": (commands.send_submission, sent),
@@ -88,10 +100,13 @@ def test_a_command_does_what_it_says_where_paths_hold_spaces_quotes_and_substitu
     folder = tmp_path / HOSTILE
     folder.mkdir()
     steps = CASES[case][1](folder)
-    bash(next(steps), cwd=tmp_path)
+    command = next(steps)
+    # A case whose command must fail yields it with 1.
+    command, fails = command if isinstance(command, tuple) else (command, 0)
+    bash(command, cwd=tmp_path, fails=bool(fails))
     next(steps, None)
     assert not list(tmp_path.rglob("X")), "a substitution in a path ran"
-    assert [path.name for path in folder.iterdir() if path.name.endswith(".new")] == []
+    assert [path.name for path in folder.iterdir() if path.name.endswith((".new", ".plain", ".plain.xz"))] == []
 
 
 def test_no_message_builds_a_command_outside_the_module():

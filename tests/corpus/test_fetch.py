@@ -137,7 +137,7 @@ def test_a_folder_in_another_layout_says_so(tmp_path):
     "data, kind",
     # mtime=0: the same bytes, so the same test name, in every worker of a parallel run.
     [
-        (gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `zcat "),
+        (gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `{ zcat "),
         (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c "),
     ],
     ids=["gzip", "plain"],

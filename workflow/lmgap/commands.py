@@ -15,8 +15,12 @@ def _replace(make, path):
 
 
 def recompress(path, reader):
-    """A file of another compression (reader: zcat, bzcat, zstdcat) as xz, in place."""
-    return _replace(f"{reader} {quoted(path)} | xz", path)
+    """A file of another compression (reader: zcat, bzcat, zstdcat) as xz, in place. Read to a file of
+    its own first, not piped into xz: a pipe's status is xz's, so a reader that failed on damaged data
+    would have an empty file moved over the user's. A failed read leaves neither the copy nor a zero status."""
+    plain = quoted(f"{path}.plain")
+    steps = f"{reader} {quoted(path)} > {plain} && xz {plain} && mv {quoted(f'{path}.plain.xz')} {quoted(path)}"
+    return f"{{ {steps}; }} || {{ rm -f {plain}; false; }}"
 
 
 def compress(path):
