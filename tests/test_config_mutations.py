@@ -103,3 +103,27 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
     said = done.stdout + done.stderr
     assert done.returncode and f"config.yaml line {PICKS[3] + 2} sets gap.top_k again (line {PICKS[3] + 1}" in said
     assert "Traceback" not in said and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (
+            b"orders: [3]\ngap: {top_k: 5\x01}\n",
+            "line 2 holds the character U+0001, which YAML does not allow: delete it",
+        ),
+        (b"orders: [3]\n# caf\xe9\n", "line 2 holds the byte 0xe9, which is not UTF-8: retype that character"),
+        (
+            b"orders: [3]\ngap:\n  top_k: !!int abc\n",
+            "line 3: invalid literal for int() with base 10: 'abc'; write the",
+        ),
+        (b"orders: [3]\n? [a, b]\n: 1\n", "line 2: a setting's name is a list or a mapping, not a word: write"),
+    ],
+    ids=["a control character", "a byte of Latin-1", "a tag its value cannot hold", "a list as a name"],
+)
+def test_what_yaml_cannot_read_or_hold_is_named_at_its_line(tmp_path, text, said):
+    path = tmp_path / "config.yaml"
+    path.write_bytes(text)
+    with pytest.raises(LmgapError) as err:
+        check_config_file(path)
+    assert str(err.value).startswith(f"{path} {said}")

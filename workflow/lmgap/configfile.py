@@ -79,12 +79,22 @@ def setting_lines(node, path=()):
     seen = {}
     for key, child in node.value:
         name, line = key.value, key.start_mark.line + 1
+        if not isinstance(key, yaml.ScalarNode):
+            raise NotAName(line)
         if name in seen:
             raise DuplicateKey(path + (name,), seen[name], line)
         seen[name] = line
         found[path + (name,)] = line
         found.update(setting_lines(child, path + (name,)))
     return found
+
+
+class NotAName(Exception):
+    """A key that is a list or a mapping, at its line."""
+
+    def __init__(self, line):
+        super().__init__(line)
+        self.line = line
 
 
 class DuplicateKey(Exception):
@@ -97,10 +107,16 @@ def check_config_file(path):
     """{key path: (line, value)} of a config file's settings (nothing for a file that does not exist); an
     LmgapError naming the line of a syntax mistake, a key given twice, or a file of no setting at all."""
     try:
-        with open(path) as handle:
+        with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError as err:
+        line = err.object[: err.start].count(b"\n") + 1
+        raise LmgapError(
+            f"{path} line {line} holds the byte {err.object[err.start]:#x}, which is not UTF-8: retype that "
+            "character, or save the file as UTF-8"
+        ) from None
     lines = content_lines(text)
     if not lines:
         raise LmgapError(f"{path} holds no setting (it is empty, or every line is a comment): {RESTORE}")
@@ -113,17 +129,34 @@ def check_config_file(path):
         mark = err.problem_mark or err.context_mark
         where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
         raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
+    except yaml.reader.ReaderError as err:
+        # A character YAML does not read (a control character), at its position in the text.
+        line = text[: err.position].count("\n") + 1
+        code = err.character if isinstance(err.character, int) else ord(err.character)
+        raise LmgapError(
+            f"{path} line {line} holds the character U+{code:04X}, which YAML does not allow: delete it"
+        ) from None
     if not isinstance(node, yaml.MappingNode):
         raise LmgapError(f"{path} line {lines[0][0]} is not a setting `name: value`: {RESTORE}")
     try:
         found = setting_lines(node)
+    except NotAName as err:
+        raise LmgapError(
+            f"{path} line {err.line}: a setting's name is a list or a mapping, not a word: write `name: value`"
+        ) from None
     except DuplicateKey as err:
         name = ".".join(err.path)
         raise LmgapError(
             f"{path} line {err.second} sets {name} again (line {err.first} sets it too; YAML would keep the "
             "last): keep one of them"
         ) from None
-    settings = yaml.safe_load(text)
+    try:
+        settings = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, TypeError) as err:
+        # Well-formed, yet no value: an explicit tag on a value it cannot hold (`!!int abc`), a mapping
+        # as a key. The node of the first such value is the line.
+        line = next((number for number, text in lines if "!!" in text), lines[0][0])
+        raise LmgapError(f"{path} line {line}: {err}; write the value plainly, without a `!!` tag") from None
     return {key: (line, value_at(settings, key)) for key, line in found.items()}
 
 
