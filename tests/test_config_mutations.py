@@ -127,3 +127,19 @@ def test_what_yaml_cannot_read_or_hold_is_named_at_its_line(tmp_path, text, said
     with pytest.raises(LmgapError) as err:
         check_config_file(path)
     assert str(err.value).startswith(f"{path} {said}")
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("corpus:\n  source: it's here\norders: [3, 4\n", 3),
+        ('corpus:\n  source: "a #b"\norders: [3, 4\n', 3),
+        ("corpus:\n  source: 'abc\norders: [3]\n", 2),
+    ],
+    ids=["an apostrophe in a word", "a # inside quotes", "a quote left open"],
+)
+def test_an_open_bracket_or_quote_is_named_at_its_own_line_not_at_an_apostrophe_above(tmp_path, text, line):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(LmgapError, match=rf"line {line} leaves a .* open: close it"):
+        check_config_file(path)

@@ -60,10 +60,12 @@ def indentation_mistake(path, lines):
 def unclosed(path, lines):
     """The first line that leaves a bracket or a quote open (config.yaml writes each list on one line)."""
     for number, line in lines:
-        body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line.split(" #")[0])
-        for quote in "'\"":
-            if body.count(quote):
-                return f"{path} line {number} leaves a {quote} open: close it on that line"
+        # The closed quotes go first (a # inside one starts no comment), then the comment.
+        body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0]
+        # A quote opens a value only where the value starts: an apostrophe inside a word is text.
+        opened = re.search(r"(?:^\s*-\s*|[:\[{,]\s*)(['\"])", body)
+        if opened:
+            return f"{path} line {number} leaves a {opened.group(1)} open: close it on that line"
         for opening, closing in ("[]", "{}"):
             if body.count(opening) > body.count(closing):
                 return f"{path} line {number} leaves a `{opening}` open: close it with `{closing}` on that line"
