@@ -11,6 +11,7 @@ from lmgap.files import DamagedRecord
 from lmgap.report.cost import read_benchmark
 from lmgap.report.documents import read_documents
 from lmgap.report.scores import read_scores
+from lmgap.tsv import LINES, read_tsv
 
 SUMS = {
     "sentences": 2,
@@ -209,3 +210,15 @@ def test_a_benchmark_damaged_is_named_and_na_is_none(tmp_path, what, damaged):
     with pytest.raises(DamagedRecord, match=r"o3.tsv is damaged \(.+\): delete it") as err:
         read_benchmark(path)
     named_once(err)
+
+
+def test_rows_of_a_field_more_or_less_than_the_header_are_named(tmp_path):
+    # Pandas would take each row's first field for its index and read on: line 2, -2.5.
+    path = tmp_path / "dev-0.lines.tsv"
+    for text, row in (
+        ("line\tlog_probability\n1\t2\t-2.5\n", "row 1 has 3 fields"),
+        ("line\tlog_probability\n1\t-2\n2\n", "row 2 has 1 fields"),
+    ):
+        path.write_text(text)
+        with pytest.raises(DamagedRecord, match=rf"lines.tsv is damaged \({row} where its header has 2\)"):
+            read_tsv(path, LINES, integers=("line",))
