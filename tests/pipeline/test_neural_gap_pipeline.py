@@ -14,7 +14,8 @@ import pytest
 
 import yaml
 
-from conftest import GAP_TABLE, benchmark_record, demo_corpus, read_table, run_pipeline
+from conftest import GAP_TABLE, REPO, benchmark_record, demo_corpus, read_table, run_pipeline
+from lmgap.configcheck import validate_config
 from lmgap.corpus.rebuild import rebuild_split
 from lmgap.gap.blend import FOLDS, mixed_line
 from lmgap.gap.heldout import write_heldout
@@ -28,8 +29,10 @@ pytestmark = pytest.mark.pipeline
 
 SMALL = {"layers": 1, "width": 32, "heads": 2, "context": 64, "vocab_size": 600, "steps": 20, "batch_size": 8}
 CLOZE = {"width": 32, "window": 8, "vocab_size": 2000, "steps": 40, "batch_size": 16}
-# The schema's defaults for the settings CLOZE leaves out.
-CLOZE_DEFAULTS = {"layers": 1, "min_count": 2, "dropout": 0.3, "learning_rate": 0.003, "seed": 1, "train_fraction": 1.0}
+# The schema's defaults for the settings CLOZE leaves out, as the pipeline fills them in.
+CLOZE_DEFAULTS = validate_config(
+    {"neural": {"c": {"kind": "cloze", "train": {}}}}, REPO / "workflow/schemas/config.schema.yaml"
+)["neural"]["c"]["train"]
 LMGAP = str(Path(sys.executable).parent / "lmgap")
 
 
