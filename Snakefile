@@ -54,6 +54,9 @@ include: "workflow/rules/checks.smk"
 rule all:
     input:
         [path for job in results_made() for path, _, _ in RESULTS[job].values()],
+        # Their staged copies too: a table job that failed left its tables in place and its staged
+        # copies gone, and Snakemake runs no job for a missing input of a job whose outputs exist.
+        [staged(path) for job in results_made() for path, _, _ in RESULTS[job].values()],
         rules.provenance.output,
         rules.gap_submission.output if GAP["enabled"] and GAP_SYSTEMS.blend() else [],
         kept_results(),

@@ -52,3 +52,19 @@ def test_a_failed_table_job_keeps_its_tables_names_them_and_the_next_run_writes_
     for name in TABLES:
         if name != "cost":  # (its timings vary)
             assert again[Path(f"results/tables/{name}.tsv")] == before[Path(f"results/tables/{name}.tsv")], name
+
+
+def test_a_kept_table_whose_fix_deletes_a_record_of_an_up_to_date_job_is_written_again(neural_run_copy):
+    # The training's benchmark, damaged: the cost table's job fails. Its fix deletes the file, which
+    # only the cost table reads besides the training that wrote it: the next run must train again for
+    # it, though every installed table and model is in place.
+    work = neural_run_copy()
+    benchmark = work / "results/benchmarks/train/o3.tsv"
+    benchmark.write_text("")
+    failed = run_pipeline(work, None, check=False)
+    assert failed.returncode and f"{benchmark.relative_to(work)} is damaged" in failed.stdout + failed.stderr
+    assert "- results/tables/cost.tsv\n" in (work / KEPT).read_text()
+    benchmark.unlink()
+    done = run_pipeline(work, None)
+    assert done.jobs["train"] == 1 and done.jobs["cost_table"] == 1 and done.jobs["install_cost_table"] == 1
+    assert benchmark.stat().st_size and not (work / KEPT).exists()
