@@ -134,6 +134,12 @@ def test_a_value_of_another_type_is_named_by_its_key():
     assert (
         shapes.shape_fault({**RECORDS["vocabulary"][1], "words": True}, shapes.VOCABULARY) == "words is True, not int"
     )
+    # A list of counts: each is a count.
+    counts = {"ngrams": [5, 9], "training_text": {"lines": 1, "words": 2, "tokens": 3}}
+    assert shapes.shape_fault(counts, shapes.COUNTS) is None
+    assert shapes.shape_fault({**counts, "ngrams": ["x", 9]}, shapes.COUNTS) == "ngrams holds 'x', not int"
+    assert shapes.shape_fault({**counts, "ngrams": [5, None]}, shapes.COUNTS) == "ngrams holds None, not int"
+    assert shapes.shape_fault({**counts, "ngrams": 5}, shapes.COUNTS) == "ngrams is 5, not a list"
 
 
 DOCUMENTS = (

@@ -14,14 +14,14 @@ SUMS = {
     "oovs": int,
     "log10_prob": NUMBER,
     "log10_prob_oov": NUMBER,
-    "matched_length": list,
+    "matched_length": [int],
 }
 # results/eval/{model}/{split}.json: a model's sums on a split (lmgap.record), an n-gram's options too.
 METRICS = {"model": str, "split": str, "sums": SUMS}
 NGRAM_METRICS = {**METRICS, "order": int, "prune": list, "train_fraction": NUMBER, "kenlm_summary": dict}
 NEURAL_METRICS = {**METRICS, "family": str, "max_length": int, "stride": int, "batch_size": int, "subword_tokens": int}
 # results/models/{model}/ngram_counts.json and usage.json (lmgap.ngram.run).
-COUNTS = {"ngrams": list, "training_text": {"lines": int, "words": int, "tokens": int}, "fallback_discounts?": list}
+COUNTS = {"ngrams": [int], "training_text": {"lines": int, "words": int, "tokens": int}, "fallback_discounts?": list}
 TOOL_USAGE = {"seconds": NUMBER, "cpu_seconds": NUMBER, "peak_rss_mb": NUMBER}
 USAGE = {"lmplz": TOOL_USAGE, "build_binary": TOOL_USAGE, "memory?": dict, "job?": dict}
 # results/text/vocabulary.json (lmgap.corpus.vocabulary).
@@ -75,6 +75,13 @@ def shape_fault(value, shape, where=""):
             fault = shape_fault(found, kind, name)
             if fault:
                 return fault
+        elif isinstance(kind, list):
+            # [type]: a list of values of that type.
+            if not isinstance(found, list):
+                return f"{name} is {found!r}, not a list"
+            for item in found:
+                if isinstance(item, bool) or not isinstance(item, kind[0]):
+                    return f"{name} holds {item!r}, not {_type_name(kind[0])}"
         elif isinstance(found, bool) or not isinstance(found, kind):
             return f"{name} is {found!r}, not {_type_name(kind)}"
     return None
