@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from lmgap.corpus.rebuild import read_contexts, rebuild_split
+from lmgap.errors import LmgapError
 from lmgap.gap import candidates
 from lmgap.gap.candidate_sets import CandidateSets
 from lmgap.gap.candidates import build_candidates, line_spans, write_candidates
@@ -19,7 +20,7 @@ from lmgap.gap.coverage import share
 from lmgap.gap.geval import score_files
 from lmgap.gap.heldout import heldout_line_numbers, read_heldout, write_heldout
 from lmgap.gap.sources import FLAG
-from lmgap.gap.predict import score_candidates, write_scores
+from lmgap.gap.predict import load_model, score_candidates, write_scores
 from lmgap.gap.submission import normalised, write_model_predictions
 from generate_corpus import END, START, MarkovSource, write_corpus
 
@@ -314,3 +315,14 @@ def test_predictions_approach_the_exact_gap_distribution_of_the_source(markov, t
     exact = score_files(tmp_path / "oracle.tsv", root / "corpus/dev-0/expected.tsv")[0]["PerplexityHashed"]
     # Within 5% of the source's own distribution, and not meaningfully better than it.
     assert 0.99 * exact <= predicted <= 1.05 * exact, (predicted, exact)
+
+
+@pytest.mark.parametrize(
+    "data", [b"", os.urandom(4096), b"\xff\xfe not a model\n"], ids=["empty", "random", "not UTF-8"]
+)
+def test_a_model_binary_that_is_no_model_is_named_with_the_fix(tmp_path, data):
+    folder = tmp_path / "results/models/o3"
+    folder.mkdir(parents=True)
+    (folder / "model.binary").write_bytes(data)
+    with pytest.raises(LmgapError, match=r"the kenlm Python module cannot load .*model.binary: .*delete"):
+        load_model(folder / "model.binary")

@@ -25,7 +25,8 @@ def load_model(path):
 
     try:
         return kenlm.Model(str(path))
-    except (IOError, OSError) as err:
+    # Bytes that are no binary model are read as an ARPA file: text that may not decode.
+    except (OSError, ValueError, RuntimeError) as err:
         raise LmgapError(f"the kenlm Python module cannot load {path}: {err}; {damaged_model_advice(path)}") from None
 
 
