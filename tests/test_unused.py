@@ -27,9 +27,9 @@ def merged(*parts):
     return out
 
 
-def warnings(*parts, neural=None, gap_models=("o5",)):
+def warnings(*parts, neural=None, gap_models=("o5",), compared=True):
     config = validate_config(merged({"orders": [3, 5]}, *parts), SCHEMA)
-    return list(unused_settings(config, DEFAULTS, neural or {}, list(gap_models)))
+    return list(unused_settings(config, DEFAULTS, neural or {}, list(gap_models), compared))
 
 
 def other_value(default):
@@ -79,7 +79,10 @@ def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
         "neural.bert.stride is set, but a masked model reads one window per gap, around its mask; drop it "
         "(max_length sets the window)"
     ]
-    off = warnings({"gap": {"enabled": False}}, neural={"bert": {"kind": "masked"}, "gapper": {"kind": "cloze"}})
+    listed = {"neural": {"bert": {"path": "/models/bert", "kind": "masked"}, "gapper": {"kind": "cloze", "train": {}}}}
+    off = warnings(
+        {"gap": {"enabled": False}}, listed, neural={"bert": {"kind": "masked"}, "gapper": {"kind": "cloze"}}
+    )
     assert off == [
         "the masked and cloze models bert, gapper only predict gaps, and gap.enabled is false: they do nothing; "
         "set it true, or remove them"
@@ -91,3 +94,15 @@ def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
     padded = warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})
     assert len(padded) == 1 and padded[0].startswith("lmplz.vocab_pad is true, but lmplz pads only interpolated")
     assert warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": [True, False]}}) == []
+    # The task off does not hide the settings beyond it.
+    assert len(warnings({"gap": {"enabled": False}, "lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})) == 1
+
+
+@pytest.mark.parametrize("key", sorted(key for key in DEFAULTS if key.startswith("comparison.")))
+def test_a_comparison_setting_without_two_models_to_compare_is_named(key):
+    said = warnings(nested(key, other_value(DEFAULTS[key])), compared=False)
+    assert said == [
+        f"{key} is set, but no two models of the config differ in one setting, so comparison.tsv compares none; "
+        f"add an order, a fraction, a pruning or a causal neural model, or drop {key}"
+    ]
+    assert warnings(nested(key, other_value(DEFAULTS[key]))) == []

@@ -37,10 +37,35 @@ def changed(config, defaults, section):
     return [key for key in defaults if key.startswith(section + ".") and value(config, key) != defaults[key]]
 
 
-def unused_settings(config, defaults, neural, gap_models):
+def unused_settings(config, defaults, neural, gap_models, compared):
     """A warning for each setting that has no effect: config (validated), defaults (schema_defaults),
-    neural ({name: settled settings}, lmgap.neural.settings), gap_models (the n-grams the gap task uses)."""
+    neural ({name: settled settings}, lmgap.neural.settings), gap_models (the n-grams the gap task uses),
+    compared (whether comparison.tsv has a pair of models to compare)."""
     kinds = {name: entry["kind"] for name, entry in neural.items()}
+    yield from _gap_settings(config, defaults, kinds, gap_models)
+    for name in sorted(kinds):
+        if kinds[name] == "masked" and config["neural"][name].get("stride") is not None:
+            yield (
+                f"neural.{name}.stride is set, but a masked model reads one window per gap, around its mask; "
+                "drop it (max_length sets the window)"
+            )
+    lmplz = config["lmplz"]
+    if lmplz["vocab_pad"] and not any(interpolate_settings(lmplz["interpolate_unigrams"])):
+        yield (
+            "lmplz.vocab_pad is true, but lmplz pads only interpolated unigrams and every model is trained with "
+            "interpolate_unigrams: false: no model is padded; set interpolate_unigrams: true (or [true, false]), "
+            "or drop vocab_pad"
+        )
+    if not compared:
+        for key in changed(config, defaults, "comparison"):
+            yield (
+                f"{key} is set, but no two models of the config differ in one setting, so comparison.tsv "
+                f"compares none; add an order, a fraction, a pruning or a causal neural model, or drop {key}"
+            )
+
+
+def _gap_settings(config, defaults, kinds, gap_models):
+    """The gap task's settings that have no effect."""
     causal = sorted(name for name, kind in kinds.items() if kind == "causal")
     gaps_only = sorted(name for name, kind in kinds.items() if kind in ("masked", "cloze"))
     gap = config["gap"]
@@ -76,16 +101,3 @@ def unused_settings(config, defaults, neural, gap_models):
                     f"{key} is set, but only a causal neural model (neural: with train: or path:) reads it and "
                     f"the config has none; add one, or drop {key}"
                 )
-    for name in sorted(kinds):
-        if kinds[name] == "masked" and config["neural"][name].get("stride") is not None:
-            yield (
-                f"neural.{name}.stride is set, but a masked model reads one window per gap, around its mask; "
-                "drop it (max_length sets the window)"
-            )
-    lmplz = config["lmplz"]
-    if lmplz["vocab_pad"] and not any(interpolate_settings(lmplz["interpolate_unigrams"])):
-        yield (
-            "lmplz.vocab_pad is true, but lmplz pads only interpolated unigrams and every model is trained with "
-            "interpolate_unigrams: false: no model is padded; set interpolate_unigrams: true (or [true, false]), "
-            "or drop vocab_pad"
-        )

@@ -15,6 +15,7 @@ from lmgap.preflight import (
     set_aside,
     stale_tables_warning,
 )
+from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
 from lmgap.unused import read_defaults, unused_settings
 
@@ -40,7 +41,10 @@ def config_warnings():
             "(train_split): its perplexities say how well they fit their own text, not how they "
             "generalise"
         )
-    yield from unused_settings(config, read_defaults(SCHEMA), NEURAL, GAP_MODELS)
+    # comparison.tsv's pairs, as its job finds them.
+    neural = {name: entry["train_fraction"] for name, entry in neural_settings().items()}
+    compared = bool(model_pairs(MODELS) + neural_pairs(MODELS, neural))
+    yield from unused_settings(config, read_defaults(SCHEMA), NEURAL, GAP_MODELS, compared)
 
 
 def check_local_corpus():
