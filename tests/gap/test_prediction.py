@@ -12,11 +12,13 @@ import pytest
 
 from lmgap.corpus.rebuild import read_contexts, rebuild_split
 from lmgap.errors import LmgapError
+from lmgap.files import DamagedRecord
 from lmgap.gap import candidates
 from lmgap.gap.candidate_sets import CandidateSets
 from lmgap.gap.candidates import build_candidates, line_spans, write_candidates
 from lmgap.gap.lines import format_line, read_gaps
 from lmgap.gap.coverage import share
+from lmgap.gap.evaluate import evaluate
 from lmgap.gap.geval import score_files
 from lmgap.gap.heldout import heldout_line_numbers, read_heldout, write_heldout
 from lmgap.gap.sources import FLAG
@@ -326,3 +328,17 @@ def test_a_model_binary_that_is_no_model_is_named_with_the_fix(tmp_path, data):
     (folder / "model.binary").write_bytes(data)
     with pytest.raises(LmgapError, match=r"the kenlm Python module cannot load .*model.binary: .*delete"):
         load_model(folder / "model.binary")
+
+
+def test_a_prediction_of_the_pipeline_s_cut_short_is_named_as_damaged_not_as_a_user_s_file(tmp_path):
+    out, expected = tmp_path / "out.tsv", tmp_path / "expected.tsv"
+    out.write_text("the:0.5 :0.5\n")
+    expected.write_text("the\nend\n")
+    outputs = SimpleNamespace(metrics=tmp_path / "m.json", lines=tmp_path / "l.tsv")
+    with pytest.raises(DamagedRecord) as err:
+        evaluate(SimpleNamespace(out=out, candidates=[]), expected, "both", outputs)
+    assert str(err.value) == (
+        f"{out} is damaged (has 1 lines but {expected} has 2 (GEval: too few lines in the output file)): delete it, "
+        "and run the pipeline again to write it anew"
+    )
+    assert not outputs.metrics.exists()

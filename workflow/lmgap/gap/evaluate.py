@@ -1,6 +1,8 @@
 """Score predictions against a split's gap words: GEval's metrics and how often the word was a candidate."""
 
 from ..atomic import atomic_open, write_json
+from ..errors import LmgapError
+from ..files import DamagedRecord
 from .candidate_sets import CandidateSets
 from .coverage import found
 from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lines
@@ -9,8 +11,14 @@ from .geval import DEFAULT_BITS, parse_line, ranked_words, read_lines, score_lin
 def evaluate(inputs, expected_path, variant, outputs):
     """GEval's metrics, top-1/top-10 accuracy and candidate recall (outputs.metrics) of inputs.out, and each line's
     natural-log probability of its word (outputs.lines, for per-document comparisons); inputs.candidates: [] or one."""
-    out_lines, expected = read_lines(inputs.out), read_lines(expected_path)
-    metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(inputs.out), str(expected_path))
+    expected = read_lines(expected_path)
+    try:
+        out_lines = read_lines(inputs.out)
+        metrics, per_line = score_lines(out_lines, expected, DEFAULT_BITS, str(inputs.out), str(expected_path))
+    except LmgapError as err:
+        # The prediction is the pipeline's own: GEval's refusal, less the fix it gives a user's file.
+        why = str(err).rsplit("; ", 1)[0].removeprefix(f"{inputs.out} ")
+        raise DamagedRecord(inputs.out, why) from None
     # Candidate recall: among the variant's candidates or, without candidate sets, the words listed.
     if inputs.candidates:
         hits = found(CandidateSets.load(inputs.candidates[0]), [word.encode("utf-8") for word in expected], variant)
