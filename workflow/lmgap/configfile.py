@@ -155,9 +155,9 @@ def check_config_file(path):
     try:
         settings = yaml.safe_load(text)
     except (yaml.YAMLError, ValueError, TypeError) as err:
-        # Well-formed, yet no value: an explicit tag on a value it cannot hold (`!!int abc`), a mapping
-        # as a key. The node of the first such value is the line.
-        line = next((number for number, text in lines if "!!" in text), lines[0][0])
+        # Well-formed, yet no value: an explicit tag on a value it cannot hold (`!!int abc`). The first
+        # line with a tag is named (else the first setting's).
+        line = next((number for number, body in lines if "!!" in body), lines[0][0])
         raise LmgapError(f"{path} line {line}: {err}; write the value plainly, without a `!!` tag") from None
     return {key: (line, value_at(settings, key)) for key, line in found.items()}
 

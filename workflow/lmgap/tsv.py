@@ -21,9 +21,9 @@ def read_tsv(path, columns, *, exact=True, integers=(), missing=(), text=(), row
     def read(path):
         # A row of more fields than the header would become pandas' index, and one of fewer its NaNs.
         with open(path, encoding="utf-8") as handle:
-            header, *rows = handle.read().split("\n")[:-1]
+            header, *lines = handle.read().split("\n")[:-1]
         fields = header.count("\t") + 1
-        for number, row in enumerate(rows, start=1):
+        for number, row in enumerate(lines, start=1):
             if (has := row.count("\t") + 1) != fields:
                 raise DamagedRecord(path, f"row {number} has {has} fields where its header has {fields}")
         frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
