@@ -274,7 +274,7 @@ rule gap_cloze:
     threads: PARALLEL_THREADS
     resources:
         mem_mb=cloze_gap_mem_mb,
-        # BENCHMARKS.md: a real-size dev-0 in about a minute.
+        # BENCHMARKS.md, "The cloze family": a real-size dev-0 in 81 s on two cores.
         runtime=30,
     params:
         code=script_code("gap_cloze"),
