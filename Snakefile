@@ -53,10 +53,10 @@ include: "workflow/rules/checks.smk"
 
 rule all:
     input:
-        [path for job in results_made() for path, _, _ in RESULTS[job].values()],
+        results_made(),
         # Their staged copies too: a table job that failed left its tables in place and its staged
         # copies gone, and Snakemake runs no job for a missing input of a job whose outputs exist.
-        [staged(path) for job in results_made() for path, _, _ in RESULTS[job].values()],
+        [staged(path) for path in results_made()],
         rules.provenance.output,
         rules.gap_submission.output if GAP["enabled"] and GAP_SYSTEMS.blend() else [],
         kept_results(),

@@ -42,8 +42,7 @@ def config_warnings():
             "generalise"
         )
     # comparison.tsv's pairs, as its job finds them.
-    neural = {name: entry["train_fraction"] for name, entry in neural_settings().items()}
-    compared = bool(model_pairs(MODELS) + neural_pairs(MODELS, neural))
+    compared = bool(model_pairs(MODELS) + neural_pairs(MODELS, compared_neural()))
     yield from unused_settings(config, read_defaults(SCHEMA), NEURAL, GAP_MODELS, compared)
 
 
@@ -132,7 +131,7 @@ onstart:
 # (workflow/report/workflow.rst): those missing, and those kept from an earlier run. Snakemake renders
 # that text with the config; the key is set once the config is checked, and no job is handed it.
 config["lmgap_report"] = {
-    "missing": [path for job in results_made() for path, _, _ in RESULTS[job].values() if not Path(path).is_file()],
+    "missing": [path for path in results_made() if not Path(path).is_file()],
     "kept": kept_from_an_earlier_run(),
 }
 

@@ -185,15 +185,15 @@ def staged_outputs(job):
 
 
 def results_made():
-    """The jobs of RESULTS the config runs: every one, the gap table's with the gap task."""
-    return [job for job in RESULTS if job != "gap_table" or GAP["enabled"]]
+    """The tables and plots the config makes (of RESULTS): every one, the gap table's with the gap task."""
+    jobs = [job for job in RESULTS if job != "gap_table" or GAP["enabled"]]
+    return [path for job in jobs for path, _, _ in RESULTS[job].values()]
 
 
 def kept_from_an_earlier_run():
     """The tables and plots the config makes that lie in place while their staged copies are gone:
     the job that was to rewrite them failed, or was stopped, since the run that wrote them."""
-    paths = [path for job in results_made() for path, _, _ in RESULTS[job].values()]
-    return [path for path in paths if Path(path).is_file() and not Path(staged(path)).is_file()]
+    return [path for path in results_made() if Path(path).is_file() and not Path(staged(path)).is_file()]
 
 
 # Job sizes: the most memory a job may reserve, each rule's threads, runtimes and priorities.
@@ -486,6 +486,11 @@ def neural_model_dir(name):
 def neural_records():
     """Training records of the causal models the pipeline trains, the tables' neural rows."""
     return expand(NEURAL_FILES["record"], neural=CAUSAL_TRAINED)
+
+
+def compared_neural():
+    """{name: training fraction} of the neural models comparison.tsv sets against an n-gram."""
+    return {name: entry["train_fraction"] for name, entry in neural_settings().items()}
 
 
 def neural_settings():

@@ -76,7 +76,7 @@ rule comparison_table:
     params:
         code=script_code("comparison_table"),
         models=MODELS,
-        neural={name: entry["train_fraction"] for name, entry in neural_settings().items()},
+        neural=compared_neural(),
         files=model_file_patterns(),
         settings={"splits": config["eval_splits"], **config["comparison"]},
     script:
