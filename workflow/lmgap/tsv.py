@@ -2,6 +2,8 @@
 short, emptied, stripped of a column, holding a cell of another type or fewer rows than the file it
 pairs with is named with its file and the fix, never met as a traceback (JSON records: lmgap.shapes)."""
 
+import io
+
 from .files import DamagedRecord, read_table_record
 
 # Snakemake's benchmark files: the columns the cost table reads.
@@ -21,12 +23,14 @@ def read_tsv(path, columns, *, exact=True, integers=(), missing=(), text=(), row
     def read(path):
         # A row of more fields than the header would become pandas' index, and one of fewer its NaNs.
         with open(path, encoding="utf-8") as handle:
-            header, *lines = handle.read().split("\n")[:-1]
+            content = handle.read()
+        header, *lines = content.split("\n")[:-1]
         fields = header.count("\t") + 1
         for number, row in enumerate(lines, start=1):
             if (has := row.count("\t") + 1) != fields:
                 raise DamagedRecord(path, f"row {number} has {has} fields where its header has {fields}")
-        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+        # The text read once, for the check above and the frame.
+        frame = pd.read_csv(io.StringIO(content), sep="\t", dtype=str, keep_default_na=False)
         found = list(frame.columns)
         if (found != list(columns)) if exact else not set(columns) <= set(found):
             raise DamagedRecord(path, f"its columns are {', '.join(found) or 'none'}, not {', '.join(columns)}")
