@@ -33,6 +33,12 @@ def lmplz_command(lmplz, order, text, arpa, options=()):
     return f"{q(str(lmplz))} -o {order} --skip_symbols{extra} < {q(str(text))} > {q(str(arpa))}"
 
 
+def build_binary_command(build_binary, arguments, arpa, binary):
+    """build_binary as a person types it: its options and type (e.g. `-q 8 -b 8 trie`), the ARPA model, the binary."""
+    q = shlex.quote
+    return " ".join(q(str(part)) for part in (build_binary, *arguments, arpa, binary))
+
+
 def query_command(query, model, text):
     q = shlex.quote
     return f"{q(str(query))} {q(str(model))} < {q(str(text))}"
@@ -48,8 +54,9 @@ def summary(output):
     return printed
 
 
-def run(corpus, bin_dir, order, work, options=(), splits=("train", "dev-0"), layout=8):
-    """The whole recipe for one order: returns query's summary on the last split, as printed."""
+def run(corpus, bin_dir, order, work, options=(), splits=("train", "dev-0"), layout=8, binary=None):
+    """The whole recipe for one order: returns query's summary on the last split, as printed; binary: the
+    arguments of build_binary before its files (the ARPA model is queried itself without them)."""
     train, scored = splits
     for split in splits:
         subprocess.run(["bash", "-c", rebuild_command(corpus / split, work / f"{split}.txt", layout)], check=True)
@@ -60,8 +67,17 @@ def run(corpus, bin_dir, order, work, options=(), splits=("train", "dev-0"), lay
         check=True,
         capture_output=True,
     )
+    model = arpa
+    if binary is not None:
+        model = work / f"model{order}.binary"
+        subprocess.run(
+            build_binary_command(bin_dir / "build_binary", binary, arpa, model),
+            shell=True,
+            check=True,
+            capture_output=True,
+        )
     done = subprocess.run(
-        query_command(bin_dir / "query", arpa, work / f"{scored}.txt"),
+        query_command(bin_dir / "query", model, work / f"{scored}.txt"),
         shell=True,
         check=True,
         capture_output=True,

@@ -4,7 +4,8 @@ import pytest
 
 from lmgap.corpus.vocabulary import check_padding
 from lmgap.errors import LmgapError
-from lmgap.models import fraction_label, interpolate_settings, model_name, models_from_config
+from lmgap.models import fraction_label, interpolate_settings, model_name, models_from_config, trainings_of
+from lmgap.ngram.formats import split_format
 from lmgap.ngram.run import lmplz_command
 
 
@@ -68,3 +69,26 @@ def test_a_model_padded_to_another_vocabulary_is_named_with_its_fix():
     assert check_padding(0, 30_000, "o3") is None and check_padding(30_001, 30_000, "o3-pad") is None
     with pytest.raises(LmgapError, match=r"^o3-pad was padded to 30,001 entries, not the run's vocabulary of 30,005"):
         check_padding(30_001, 30_005, "o3-pad")
+
+
+def test_a_binary_format_is_a_sweep_axis_named_last_and_built_from_its_training():
+    formats = ["probing", "trie", "trie-q8b8-a22", "probing-p1.2"]
+    models = models_from_config([3, 5], [[], [0, 1]], False, [0.1, 1.0], [True, False], True, formats)
+    assert len(models) == 2 * 2 * 2 * 2 * 4
+    assert models["o5-prune0.1-frac0.1-interp0-trie-q8b8-a22"]["format"] == "trie-q8b8-a22"
+    # KenLM's default is left out of the options, so a probing model keeps the options (and the folder) it had.
+    assert models["o5-pad"] == models_from_config([5], [[]], False, vocab_pad=True)["o5-pad"]
+    trainings = trainings_of(models)
+    assert len(trainings) == len(models) // 4
+    for name, options in models.items():
+        training, binary = split_format(name)
+        assert binary == options.get("format", "probing")
+        assert trainings[training] == {key: value for key, value in options.items() if key != "format"}
+        assert name == model_name(
+            options["order"],
+            options["prune"],
+            options["train_fraction"],
+            options.get("interpolate_unigrams", True),
+            options.get("vocab_pad", False),
+            binary,
+        )

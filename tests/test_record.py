@@ -59,7 +59,7 @@ def score_text(tmp_path, kenlm_bin, arpa, text, order):
     (tmp_path / "model.arpa").write_text(arpa)
     (tmp_path / "text.txt").write_text(text)
     with open(tmp_path / "query.log", "w") as log:
-        return query(kenlm_bin / "query", tmp_path / "model.arpa", tmp_path / "text.txt", order, log)
+        return query(kenlm_bin / "query", tmp_path / "model.arpa", tmp_path / "text.txt", order, log)[:2]
 
 
 # `ngram -ppl` output that SRILM's users published (sentences, words, OOVs, logprob, ppl, ppl1 as

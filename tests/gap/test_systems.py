@@ -61,6 +61,19 @@ def test_the_blend_mixes_both_context_systems_and_the_baseline():
     assert alone.blend() is None and [system.name for system in alone.all()] == ["unigram"]
 
 
+def test_every_format_predicts_and_the_blend_mixes_and_rescores_the_gap_format_s():
+    ngrams = {**NGRAMS, "o5-trie-q8b8": {"order": 5, "prune": [], "format": "trie-q8b8"}}
+    systems = GapSystems(ngrams, {"small": "causal"}, document=False)
+    assert "both/o5-trie-q8b8" in [system.name for system in systems.all()]
+    assert "left/o5-trie-q8b8" in [system.name for system in systems.all()]
+    assert "both/o5-trie-q8b8" not in [member.name for member in systems.members()]
+    assert systems.rescoring_base() == "o5"
+    quantised = GapSystems(ngrams, {"small": "causal"}, document=False, binary="trie-q8b8")
+    assert [member.name for member in quantised.members()] == ["both/o5-trie-q8b8", "both/small", "unigram"]
+    assert quantised.rescoring_base() == "o5-trie-q8b8"
+    assert quantised.models_of(quantised.named("both/small")) == ["o5-trie-q8b8"]
+
+
 def test_causal_models_rescore_the_highest_unpruned_order_and_need_an_n_gram():
     systems = GapSystems(NGRAMS, {"small": "causal"}, document=False)
     assert systems.rescoring_base() == "o5"

@@ -16,7 +16,7 @@ def train_both_ways(tmp_path, kenlm_bin, text, order=3):
             *_, orders = train(
                 {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary", "text": text},
                 {"order": order, "mem_mb": 256, "discount_fallback": fallback},
-                {"binary": binary},
+                {"probing": binary},
                 tmp_path / "tmp",
                 log,
             )
@@ -46,7 +46,7 @@ def test_lmplz_says_which_orders_took_fallback_discounts(tmp_path, kenlm_bin):
         *_, fallback = train(
             {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary", "text": text},
             {"order": 3, "mem_mb": 256, "discount_fallback": True},
-            {"binary": tmp_path / "model.binary"},
+            {"probing": tmp_path / "model.binary"},
             tmp_path / "tmp",
             log,
         )

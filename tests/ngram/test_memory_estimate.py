@@ -7,6 +7,7 @@ import itertools
 import pytest
 
 from lmgap.errors import LmgapError
+from lmgap.ngram.formats import probing_bytes
 from lmgap.ngram.memory import (
     LMPLZ_MIN_MB,
     LMPLZ_WORKING_MB,
@@ -15,7 +16,6 @@ from lmgap.ngram.memory import (
     lmplz_memory_mb,
     lmplz_overhead_mb,
     lmplz_working_mb,
-    probing_bytes,
     text_tokens,
     train_job_mb,
 )

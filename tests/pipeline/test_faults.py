@@ -242,9 +242,7 @@ def test_lmplz_short_of_memory_for_its_vocabulary_names_the_budget(tmp_path, ken
     rebuild_split(corpus / "train", text)
     binary, arpa, tmpdir = tmp_path / "model.binary", tmp_path / "model.arpa", tmp_path / "lmplz-tmp"
     with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as err:
-        train(
-            {**tools(kenlm_bin), "text": text}, {"order": 3, "mem_mb": 8}, {"binary": binary, "arpa": arpa}, tmpdir, log
-        )
+        train({**tools(kenlm_bin), "text": text}, {"order": 3, "mem_mb": 8}, {"probing": binary}, tmpdir, log, arpa)
     assert "-S 8M" in str(err.value) and "memory.budget_mb" in str(err.value)
     assert "exceeds total memory" in (tmp_path / "train.log").read_text()
     assert not binary.exists() and not arpa.exists() and not tmpdir.exists()
@@ -273,7 +271,7 @@ def test_runs_sharing_lmplz_temp_dir_keep_each_other_s_files(tmp_path, kenlm_bin
             (shared / name).mkdir(parents=True)
             (shared / name / "block").write_text("sorted n-grams\n")
         with open(tmp_path / "train.log", "w") as log:
-            outputs = {"binary": tmp_path / "o3.binary"}
+            outputs = {"probing": tmp_path / "o3.binary"}
             train({**tools(kenlm_bin), "text": text}, {"order": 3, "mem_mb": 64}, outputs, shared / "o3", log)
         assert sorted(path.name for path in shared.iterdir()) == sorted([alive, elsewhere])
         assert all((shared / name / "block").read_text() == "sorted n-grams\n" for name in (alive, elsewhere))
@@ -362,7 +360,7 @@ def test_build_binary_failing_mid_stream_is_named_not_lmplz(tmp_path, kenlm_bin,
     binary, tmpdir = tmp_path / "model.binary", tmp_path / "lmplz-tmp"
     with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as err:
         inputs = {"lmplz": kenlm_bin / "lmplz", "build_binary": broken, "text": text}
-        train(inputs, {"order": 3, "mem_mb": 1024}, {"binary": binary}, tmpdir, log)
+        train(inputs, {"order": 3, "mem_mb": 1024}, {"probing": binary}, tmpdir, log)
     assert str(err.value).startswith(says)
     assert message in (tmp_path / "train.log").read_text()
     assert not binary.exists() and not list(tmp_path.glob(".model.binary.tmp-*")) and not tmpdir.exists()

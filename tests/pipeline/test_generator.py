@@ -14,12 +14,12 @@ from conftest import REPO
 from generate_corpus import generate
 from lmgap.corpus.rebuild import rebuild_split
 from real_english import repeats
+from lmgap.ngram.formats import parse_format, probing_bytes
 from lmgap.ngram.memory import (
     LMPLZ_WORKING_MB,
     binary_mb,
     estimated_counts,
     lmplz_overhead_mb,
-    probing_bytes,
     text_tokens,
 )
 
@@ -88,14 +88,18 @@ def test_deterministic_and_dev_shares_no_text(tmp_path, million):
 # test's memory and report it as its own.
 TRAIN_JOB = """
 import json, sys
+from lmgap.ngram.memory import text_tokens, trie_sort_mb
 from lmgap.ngram.run import train
-bin_dir, order, text, out = sys.argv[1:]
+bin_dir, order, text, out, *formats = sys.argv[1:]
+sort_mb = trie_sort_mb(int(order), text_tokens(text))
 with open(out + "/train.log", "w") as log:
     counts, usage, *_ = train({"lmplz": bin_dir + "/lmplz", "build_binary": bin_dir + "/build_binary", "text": text},
-                              {"order": int(order), "mem_mb": 1024},
-                              {"binary": out + "/model.binary"}, out + "/tmp", log)
+                              {"order": int(order), "mem_mb": 1024, "sort_mb": sort_mb},
+                              {binary: f"{out}/{binary}.binary" for binary in formats}, out + "/tmp", log)
 print(json.dumps({"counts": [counts[k] for k in sorted(counts)], "usage": usage}))
 """
+# Every structure KenLM builds, each from the same lmplz run.
+FORMATS = ("probing", "trie", "trie-q8b8", "trie-q4b6-a22")
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +110,16 @@ def trained(million, kenlm_bin):
         folder = million / f"o{order}"
         folder.mkdir()
         done = subprocess.run(
-            [sys.executable, "-c", TRAIN_JOB, str(kenlm_bin), str(order), str(million / "train.txt"), str(folder)],
+            [
+                sys.executable,
+                "-c",
+                TRAIN_JOB,
+                str(kenlm_bin),
+                str(order),
+                str(million / "train.txt"),
+                str(folder),
+                *FORMATS,
+            ],
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
@@ -130,7 +143,11 @@ def test_lmplz_trains_without_discount_fallback_within_the_memory_estimate(milli
     # estimate; lmplz its -S (1 GB here, more than it needs) and its vocabulary.
     tokens = text_tokens(million / "train.txt")
     assert all(estimate >= count for estimate, count in zip(estimated_counts(order, tokens), counts, strict=True))
-    assert probing_bytes(counts) / 2**20 < usage["build_binary"]["peak_rss_mb"] <= binary_mb(order, tokens)
+    for binary in FORMATS:
+        model = parse_format(binary).model_bytes(counts)
+        assert model / 2**20 < usage["build_binary"][binary]["peak_rss_mb"] <= binary_mb(order, tokens, binary), binary
+        # The file: the model, its vocabulary's words and a header.
+        assert model < (folder / f"{binary}.binary").stat().st_size < model + 2**20
     assert usage["lmplz"]["peak_rss_mb"] <= LMPLZ_WORKING_MB + lmplz_overhead_mb(tokens)
 
 
@@ -149,7 +166,7 @@ def test_higher_orders_predict_better_by_about_the_real_margin(million, trained,
     for order, (folder, _) in trained.items():
         with open(million / "dev-0.txt", "rb") as dev:
             out = subprocess.run(
-                [str(kenlm_bin / "query"), "-v", "summary", str(folder / "model.binary")],
+                [str(kenlm_bin / "query"), "-v", "summary", str(folder / "probing.binary")],
                 stdin=dev,
                 capture_output=True,
                 check=True,

@@ -298,3 +298,25 @@ def test_turning_discount_fallback_on_trains_the_same_models_to_the_same_figures
         assert after[name]["discount_fallback"] == "true"
         assert {**after[name], "discount_fallback": "false"} == before[name]
     assert binaries == {order: (work / f"results/models/o{order}/model.binary").read_bytes() for order in (3, 4)}
+
+
+def test_a_binary_format_added_trains_each_model_once_and_rescores_no_probing_model(first_run):
+    root, config = first_run
+    work = root / "work"
+    before = {row["model"]: row for row in read_table(work)}
+    binaries = {order: (work / f"results/models/o{order}/model.binary").read_bytes() for order in (3, 4)}
+    changed = {**config, "build_binary": {"format": ["probing", "trie-q8b8"]}}
+    jobs, _ = rerun(work, changed, PERPLEXITY_TABLE, GAP_TABLE)
+    # One lmplz run per order feeds both formats; the probing binaries come out the same bytes, which
+    # nothing scores again: only the new models are queried and predict the gaps.
+    assert jobs["train"] == 2 and jobs["install_model"] == jobs["model_fingerprint"] == 4
+    assert jobs["query"] == 2 and jobs["gap_logprobs"] == 2
+    assert binaries == {order: (work / f"results/models/o{order}/model.binary").read_bytes() for order in (3, 4)}
+    after = {row["model"]: row for row in read_table(work)}
+    assert sorted(after) == ["o3", "o3-trie-q8b8", "o4", "o4-trie-q8b8"]
+    for name in ("o3", "o4"):
+        assert after[name].pop("format") == "probing" and after[name] == before[name]
+    # Back to probing alone: the tables, without the format columns, and nothing else.
+    jobs, _ = rerun(work, config, PERPLEXITY_TABLE, GAP_TABLE)
+    assert jobs.keys() <= TABLES.keys(), jobs
+    assert {row["model"]: row for row in read_table(work)} == before

@@ -130,6 +130,56 @@ def test_a_pruned_model_equals_lmplz_prune_by_hand(three_splits, kenlm_bin, tmp_
     assert int(row["ngrams_3"]) < int(unpruned.read_text().split("ngram 3=")[1].split()[0])
 
 
+# Each format's build_binary arguments, typed as KenLM's documentation gives them.
+BY_HAND = {
+    "o3": ["probing"],
+    "o3-probing-p1.2": ["-p", "1.2", "probing"],
+    "o3-trie": ["trie"],
+    "o3-trie-q8b8": ["-q", "8", "-b", "8", "trie"],
+    "o3-trie-q4b6-a22": ["-q", "4", "-b", "6", "-a", "22", "trie"],
+}
+
+
+def test_every_binary_format_equals_build_binary_and_query_by_hand(three_splits, kenlm_bin, tmp_path):
+    work = tmp_path / "work"
+    config = {
+        "corpus": {"source": str(three_splits)},
+        "orders": [3],
+        "lmplz": {"discount_fallback": True},
+        "build_binary": {"format": ["trie", "trie-q4b6-a22", "probing", "trie-q8", "probing-p1.2"]},
+        "kenlm": {"bin_dir": str(kenlm_bin)},
+        "gap": {"enabled": False},
+    }
+    run_pipeline(work, config, PERPLEXITY_TABLE, "results/tables/comparison.tsv", "results/tables/cost.tsv")
+    rows = {row["model"]: row for row in read_table(work)}
+    assert sorted(rows) == sorted(BY_HAND)
+    for model, arguments in BY_HAND.items():
+        printed = hand_recipe.run(three_splits, kenlm_bin, 3, tmp_path, ["--discount_fallback"], binary=arguments)
+        assert table_numbers(rows[model]) == printed_numbers(printed), model
+        assert rows[model]["format"] == (model.partition("-")[2] or "probing")
+        # One lmplz run fed every format: each binary is what build_binary makes of its ARPA text.
+        built = (work / "results/models" / model / "model.binary").read_bytes()
+        assert built == (tmp_path / "model3.binary").read_bytes(), model
+    # Without quantisation the trie is the probing model, every figure the same; quantised, it is not.
+    same = set(rows["o3"]) - {"model", "format", "binary_bytes"}
+    assert all(rows["o3-trie"][column] == rows["o3"][column] for column in same)
+    assert all(rows["o3-probing-p1.2"][column] == rows["o3"][column] for column in same)
+    assert rows["o3-trie-q8b8"]["log10_prob"] != rows["o3"]["log10_prob"]
+    sizes = {model: int(row["binary_bytes"]) for model, row in rows.items()}
+    assert sizes["o3-trie-q4b6-a22"] < sizes["o3-trie-q8b8"] < sizes["o3-trie"] < sizes["o3-probing-p1.2"] < sizes["o3"]
+    # Each format is set against its probing twin, the bootstrap's verdict beside it.
+    compared = read_table(work, "comparison.tsv")
+    pairs = {(row["model"], row["baseline"]): row for row in compared if row["differs_in"] == "format"}
+    assert sorted(pairs) == sorted((model, "o3") for model in BY_HAND if model != "o3")
+    assert pairs["o3-trie", "o3"]["ratio"] == "1.0" and pairs["o3-trie", "o3"]["real"] == "no"
+    costs = {row["model"]: row for row in read_table(work, "cost.tsv")}
+    # One train job: every format shares its lmplz run, and each has its own build_binary and loading.
+    assert len({costs[model]["lmplz_seconds"] for model in BY_HAND}) == 1
+    assert all(float(costs[model]["load_seconds"]) > 0 for model in BY_HAND)
+    assert (work / "results/benchmarks/train/o3.tsv").is_file()
+    assert not list((work / "results/benchmarks/train").glob("o3-*"))
+
+
 def unigram_probabilities(arpa):
     """{word: probability} of an ARPA file's unigrams that have one (not <s>)."""
     lines = arpa.read_text().split("\\1-grams:\n")[1].split("\n\n")[0].splitlines()

@@ -96,6 +96,23 @@ def test_srilm_s_unigrams_meet_kenlm_s_and_every_pair_keeps_its_own_kind():
     ]
 
 
+def test_a_binary_format_meets_its_probing_twin_and_orders_meet_within_a_format():
+    models = models_from_config([3, 4], [()], False, [1.0], [True], formats=["probing", "trie-q8b8"])
+    assert sorted(models) == ["o3", "o3-trie-q8b8", "o4", "o4-trie-q8b8"]
+    pairs = {(pair.model, pair.baseline, pair.setting) for pair in model_pairs(models)}
+    assert pairs == {
+        ("o4", "o3", "order"),
+        ("o4-trie-q8b8", "o3-trie-q8b8", "order"),
+        ("o3-trie-q8b8", "o3", "format"),
+        ("o4-trie-q8b8", "o4", "format"),
+    }
+    # A neural model meets the probing model; with no probing model built, the format that is.
+    assert [(p.model, p.baseline) for p in neural_pairs(models, {"small": None})] == [("small", "o4")]
+    alone = models_from_config([3, 4], [()], False, formats=["trie"])
+    assert [(p.model, p.baseline) for p in neural_pairs(alone, {"small": None})] == [("small", "o4-trie")]
+    assert {(p.model, p.baseline, p.setting) for p in model_pairs(alone)} == {("o4-trie", "o3-trie", "order")}
+
+
 def write_scores(path, rows, oovs=0):
     """A documents.tsv as the scoring jobs write it, from (line, tokens, log10_prob) rows, each
     document with oovs OOV tokens."""

@@ -3,6 +3,8 @@
 from decimal import Decimal
 from pathlib import Path
 
+from .ngram.formats import PROBING, parse_format, split_format
+
 
 def fraction_label(fraction):
     """A training fraction as a folder name shows it: its shortest form's every digit, never an exponent
@@ -10,9 +12,10 @@ def fraction_label(fraction):
     return format(Decimal(repr(float(fraction))), "f")
 
 
-def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True, vocab_pad=False):
+def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True, vocab_pad=False, binary=PROBING):
     """A folder name per options: `o3`, `o4-prune0.0.1`, `o5-frac0.1`, `o3-interp0` (--interpolate_unigrams
-    0), `o3-pad` (--vocab_pad); not --discount_fallback, which changes no model whose discounts lmplz can estimate."""
+    0), `o3-pad` (--vocab_pad), `o3-trie-q8b8` (build_binary's format, last: lmgap.ngram.formats.split_format);
+    not --discount_fallback, which changes no model whose discounts lmplz can estimate."""
     name = f"o{order}"
     if prune:
         name += "-prune" + ".".join(str(p) for p in prune)
@@ -22,29 +25,47 @@ def model_name(order, prune=(), train_fraction=1.0, interpolate_unigrams=True, v
         name += "-interp0"
     if vocab_pad:
         name += "-pad"
-    return name
+    return name + parse_format(binary).suffix
 
 
 def models_from_config(
-    orders, prune_settings, discount_fallback, train_fractions=(1.0,), interpolations=(True,), vocab_pad=False
+    orders,
+    prune_settings,
+    discount_fallback,
+    train_fractions=(1.0,),
+    interpolations=(True,),
+    vocab_pad=False,
+    formats=(PROBING,),
 ):
-    """{name: options} for every order, pruning, training fraction and unigram interpolation (padded with
-    vocab_pad where interpolated: lmplz pads no other); KenLM's defaults are left out, so models trained
-    before a setting existed keep theirs."""
+    """{name: options} for every order, pruning, training fraction, unigram interpolation (padded with
+    vocab_pad where interpolated: lmplz pads no other) and binary format; KenLM's defaults are left out, so
+    models trained before a setting existed keep theirs."""
     return {
-        model_name(order, prune, fraction, interpolate, vocab_pad and interpolate): {
+        model_name(order, prune, fraction, interpolate, vocab_pad and interpolate, binary): {
             "order": order,
             "prune": list(prune),
             "discount_fallback": bool(discount_fallback),
             "train_fraction": float(fraction),
             **({} if interpolate else {"interpolate_unigrams": False}),
             **({"vocab_pad": True} if vocab_pad and interpolate else {}),
+            **({} if binary == PROBING else {"format": binary}),
         }
         for order in sorted(set(orders))
         for prune in prune_settings
         for fraction in sorted(set(train_fractions))
         for interpolate in interpolations
+        for binary in formats
     }
+
+
+def trainings_of(models):
+    """{training: options} for the models' lmplz runs: a model of each format is built from its training's
+    one run, named as its probing model is (lmgap.ngram.formats.split_format)."""
+    trainings = {}
+    for name, options in models.items():
+        training = split_format(name)[0]
+        trainings[training] = {key: value for key, value in options.items() if key != "format"}
+    return trainings
 
 
 def interpolate_settings(interpolate_unigrams):

@@ -18,7 +18,14 @@ SUMS = {
 }
 # results/eval/{model}/{split}.json: a model's sums on a split (lmgap.record), an n-gram's options too.
 METRICS = {"model": str, "split": str, "sums": SUMS}
-NGRAM_METRICS = {**METRICS, "order": int, "prune": list, "train_fraction": NUMBER, "kenlm_summary": dict}
+NGRAM_METRICS = {
+    **METRICS,
+    "order": int,
+    "prune": list,
+    "train_fraction": NUMBER,
+    "kenlm_summary": dict,
+    "load_seconds?": NUMBER,
+}
 NEURAL_METRICS = {**METRICS, "family": str, "max_length": int, "stride": int, "batch_size": int, "subword_tokens": int}
 # results/models/{model}/ngram_counts.json and usage.json (lmgap.ngram.run).
 COUNTS = {"ngrams": [int], "training_text": {"lines": int, "words": int, "tokens": int}, "fallback_discounts?": list}

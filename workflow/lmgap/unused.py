@@ -4,6 +4,7 @@ each is a warning that names it, what makes it idle, and what gives it an effect
 import yaml
 
 from .models import interpolate_settings
+from .ngram.formats import format_settings
 
 # The settings of the gap task's causal neural rescoring, which only a causal model reads.
 RESCORING = ("gap.neural_candidates", "gap.right_tokens", "gap.document.neural_words")
@@ -89,6 +90,11 @@ def _gap_settings(config, defaults, kinds, gap_models):
                     f"{key} is set, but gap.document.enabled is false and the document family does not run; "
                     f"set it true, or drop {key}"
                 )
+    if gap["format"] is not None and len(format_settings(config["build_binary"]["format"])) == 1:
+        yield (
+            "gap.format is set, but build_binary.format builds one format, which the gap task takes anyway; "
+            "list more formats there, or drop gap.format"
+        )
     if causal and not gap_models:
         yield (
             f"the causal neural models {', '.join(causal)} rescore the gap candidates of an n-gram trained on the "

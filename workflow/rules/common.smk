@@ -17,11 +17,12 @@ from lmgap.gap.candidates import index_memory_mb, workers_within
 from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, STATS, GapSystems
 from lmgap.machine import default_budget_mb, physical_memory_mb
 from lmgap.models import FRACTION_TEXT, SPLIT_TEXT
-from lmgap.models import interpolate_settings, models_from_config, prune_settings
+from lmgap.models import interpolate_settings, models_from_config, prune_settings, trainings_of
 from lmgap.models import training_text as training_text_of
 from lmgap.neural.files import weights_bytes
 from lmgap.neural.settings import neural_models
 from lmgap.ngram.build import PYTHON_MODULE_MAX_ORDER, TOOLS, pinned_kenlm
+from lmgap.ngram.formats import format_settings, gap_format, parse_format
 from lmgap.ngram.memory import text_mb, text_tokens, train_job_mb
 from lmgap.report.comparison import TABLE as COMPARISON_TABLE
 from lmgap.report.cost import TABLE as COST_TABLE
@@ -42,6 +43,12 @@ except LmgapError as err:
 
 ORDERS = sorted({int(order) for order in config["orders"]})
 TRAIN_FRACTIONS = sorted({float(fraction) for fraction in config["train_fraction"]})
+# KenLM's binary formats each model is built in, and the one the gap task's blend takes.
+try:
+    FORMATS = format_settings(config["build_binary"]["format"])
+    GAP_FORMAT = gap_format(config["gap"]["format"], FORMATS)
+except LmgapError as err:
+    raise WorkflowError(str(err)) from None
 MODELS = models_from_config(
     ORDERS,
     prune_settings(config["lmplz"]["prune"]),
@@ -49,7 +56,10 @@ MODELS = models_from_config(
     TRAIN_FRACTIONS,
     interpolate_settings(config["lmplz"]["interpolate_unigrams"]),
     config["lmplz"]["vocab_pad"],
+    FORMATS,
 )
+# The lmplz runs: each builds its model in every format (rule train), named as its probing model.
+TRAININGS = trainings_of(MODELS)
 # Neural models by name, each with its evaluation window settled (a `path:` model's folder is
 # checked now, before any job).
 try:
@@ -129,9 +139,11 @@ def all_fingerprints(wildcards):
 
 
 def model_options(wildcards):
-    if wildcards.model not in MODELS:
+    """A model's options, or a training's (the train job's wildcard): a model's less its format."""
+    options = MODELS.get(wildcards.model) or TRAININGS.get(wildcards.model)
+    if options is None:
         raise WorkflowError(f"model {wildcards.model} is not in the current config (orders: {ORDERS})")
-    return MODELS[wildcards.model]
+    return options
 
 
 def kept_results():
@@ -257,7 +269,7 @@ def kenlm_tools_checked(wildcards):
     """The check that the user's own tools run and support the model's order, before it trains."""
     if not config["kenlm"]["bin_dir"]:
         return []
-    return rules.kenlm_tools.output.record.format(order=MODELS[wildcards.model]["order"])
+    return rules.kenlm_tools.output.record.format(order=model_options(wildcards)["order"])
 
 
 def kenlm_build_dir(max_order):
@@ -276,7 +288,7 @@ def kenlm_tool(tool):
     again from the same pinned source it trains the same; a user's newer tool retrains."""
 
     def tool_for(wildcards):
-        order = MODELS[wildcards.model]["order"]
+        order = model_options(wildcards)["order"]
         if config["kenlm"]["bin_dir"]:
             return user_tools([tool])
         return ancient(str(kenlm_bin_dir(kenlm_build_order(order)) / tool))
@@ -315,7 +327,7 @@ def python_module_checks(wildcards):
 def kenlm_python_for(wildcards):
     """A kenlm module built for a model of an order the .venv's module cannot load; other models
     depend on none, so adding a high order rescores nothing else."""
-    order = MODELS[wildcards.model]["order"]
+    order = model_options(wildcards)["order"]
     if order <= PYTHON_MODULE_MAX_ORDER:
         return []
     return [ancient(str(kenlm_build_dir(kenlm_build_order(order)) / "python"))]
@@ -349,7 +361,7 @@ def local_corpus_files(wildcards):
 # N-gram models: a model's training text, and the memory and time its train and query jobs
 # ask for (ngram.smk; the estimates themselves in lmgap/ngram/memory.py).
 def training_text(wildcards):
-    return training_text_of(config["train_split"], MODELS[wildcards.model]["train_fraction"])
+    return training_text_of(config["train_split"], model_options(wildcards)["train_fraction"])
 
 
 def folder_options(wildcards):
@@ -366,6 +378,19 @@ def model_files(folder):
     return {name: f"results/{folder}/{{model}}/{names[name]}" for name in files}
 
 
+def trained_files():
+    """Rule train's outputs: the files of its model in each format, each in the folder its model's files
+    are installed from (results/training/{model}-trie-q8b8/ for o5-trie-q8b8), keyed `binary` for the
+    probing model's binary and `binary-trie-q8b8` for that format's (the train job's wildcard is the
+    training, lmgap.models.trainings_of)."""
+    suffixes = [parse_format(binary).suffix for binary in FORMATS]
+    return {
+        f"{name}{suffix}": path.replace("{model}", f"{{model}}{suffix}")
+        for suffix in suffixes
+        for name, path in model_files("training").items()
+    }
+
+
 # A model's fingerprint, the sha256 of its binary (checkpoint model_fingerprint). What scores a
 # model reads the binary by content: its date is ignored (ancient), and its fingerprint, a small
 # file Snakemake compares by checksum, is an input beside it.
@@ -379,11 +404,11 @@ def training_text_mb(input):
 
 
 def train_mem_mb(wildcards, input):
-    """lmplz and build_binary run together in one job: build_binary's model, estimated from the
-    text's tokens, and lmplz's -S (lmgap/ngram/memory.py)."""
-    order = MODELS[wildcards.model]["order"]
+    """lmplz and build_binary run together in one job: build_binary's model in each format, estimated
+    from the text's tokens, and lmplz's -S (lmgap/ngram/memory.py)."""
+    order = model_options(wildcards)["order"]
     try:
-        return train_job_mb(order, text_tokens(input.text), training_text_mb(input), MEMORY_BUDGET_MB)
+        return train_job_mb(order, text_tokens(input.text), training_text_mb(input), MEMORY_BUDGET_MB, FORMATS)
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
 
@@ -392,12 +417,12 @@ def train_mem_mb(wildcards, input):
 # times what BENCHMARKS.md measured: a 5-gram of the real corpus (836 MB of text) trains in
 # about 6 minutes and is given 52. Local runs have no limit.
 def train_runtime(wildcards, input):
-    return 10 + math.ceil(MODELS[wildcards.model]["order"] * training_text_mb(input) / 100)
+    return 10 + math.ceil(model_options(wildcards)["order"] * training_text_mb(input) / 100)
 
 
 def padding_vocabulary(wildcards):
     """The run's vocabulary, which a model with lmplz.vocab_pad pads to (none for the others)."""
-    return [rules.vocabulary.output.vocabulary] if MODELS[wildcards.model].get("vocab_pad") else []
+    return [rules.vocabulary.output.vocabulary] if model_options(wildcards).get("vocab_pad") else []
 
 
 # What a model is trained from and with: the inputs and settings of rule train, which
@@ -648,6 +673,7 @@ GAP_SYSTEMS = GapSystems(
     {name: MODELS[name] for name in GAP_MODELS},
     {name: entry["kind"] for name, entry in NEURAL.items()},
     GAP["document"]["enabled"],
+    GAP_FORMAT,
 )
 
 

@@ -29,18 +29,23 @@ rule sample_training_text:
 # A model is trained into results/training/{model}/ and moved into place, results/models/{model}/,
 # once every file of it is written (install_model): Snakemake deletes a job's outputs before the
 # job runs, so a train job must not own the model in place, or one that fails would cost it.
+# One lmplz run feeds a build_binary per format (build_binary.format), so the job's wildcard is
+# the training, named as its probing model (results/training/o5-trie-q8b8/ is o5's too).
 rule train:
     input:
         **MODEL_SOURCES,
     output:
         # lmplz streams the ARPA model into build_binary; a copy is kept only when asked for.
-        **{name: temp(path) for name, path in model_files("training").items()},
+        **{name: temp(path) for name, path in trained_files().items()},
     log:
         "logs/train/{model}.log",
     benchmark:
         "results/benchmarks/train/{model}.tsv"
+    wildcard_constraints:
+        # A training's name never ends in a format's.
+        model=r"o\d+(-(?!trie|probing)[a-z0-9.]+)*",
     # Highest orders first: they take longest, and started last they would finish alone.
-    priority: lambda wildcards: MODELS[wildcards.model]["order"]
+    priority: lambda wildcards: model_options(wildcards)["order"]
     conda:
         "../../envs/kenlm.yaml"
     # One thread, though lmplz and build_binary keep 1.5 to 1.7 cores busy (docs/running.md says why).

@@ -36,7 +36,7 @@ rule perplexity_table:
 rule cost_table:
     input:
         **FINGERPRINTS["cost_table"],
-        train=expand(rules.train.benchmark, model=sorted(MODELS)),
+        train=expand(rules.train.benchmark, model=sorted(TRAININGS)),
         usage=expand(rules.install_model.output.usage, model=sorted(MODELS)),
         query=expand(rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]),
         binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),

@@ -8,13 +8,16 @@ from lmgap.scriptio import run
 
 def main(log):
     options = snakemake.params.options
-    scores, summary = query(snakemake.input.query, snakemake.input.binary, snakemake.input.text, options["order"], log)
+    scores, summary, loaded = query(
+        snakemake.input.query, snakemake.input.binary, snakemake.input.text, options["order"], log
+    )
     log.write(summary)
     printed = parse_summary(summary)
     sums = scores.sums()
     check_against_summary(sums, printed)
     names = {"model": snakemake.wildcards.model, "split": snakemake.wildcards.split}
-    record = {**names, **options, "kenlm_summary": printed, "sums": sums}
+    # Loading's seconds: what a format's structure costs before the first word (cost.tsv).
+    record = {**names, **options, "kenlm_summary": printed, "sums": sums, "load_seconds": loaded}
     write_split_record(record, scores.documents, snakemake.output)
 
 

@@ -1,10 +1,12 @@
-"""Entry point of rule train: lmplz streaming into build_binary, then the model's counts and usage."""
+"""Entry point of rule train: lmplz streaming into a build_binary per format, then each model's counts and usage."""
 
+import os
 import time
 
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
-from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, probing_bytes, text_mb, text_tokens
+from lmgap.ngram.formats import PROBING, parse_format
+from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, text_mb, text_tokens, trie_sort_mb
 from lmgap.ngram.run import padded_size, temp_dir, train
 from lmgap.scriptio import run
 
@@ -12,38 +14,60 @@ from lmgap.scriptio import run
 def main(log):
     started = time.time()
     options = snakemake.params.options
+    # The formats the rule's outputs are for: `binary` (probing) and `binary-trie-q8b8` and the like (common.smk,
+    # trained_files). Not a parameter: a format dropped from the config would then train the others again.
+    formats = [
+        PROBING if key == "binary" else key.removeprefix("binary-")
+        for key in snakemake.output.keys()
+        if key == "binary" or key.startswith("binary-")
+    ]
     order, reserved = options["order"], snakemake.resources.mem_mb
     # The figures the rule reserved this job's memory from, read again from the same text.
     tokens = text_tokens(snakemake.input.text)
-    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text))
+    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text), formats)
     temp = temp_dir(snakemake.config, snakemake.wildcards.model)
     # --vocab_pad counts `</s>` with the words (lmgap.ngram.run.padded_size).
     pad = padded_size(snakemake.input.vocabulary[0]) if options.get("vocab_pad") else 0
-    counts, usage, words, fallback = train(
-        snakemake.input, {**options, "mem_mb": lmplz_mb, "vocab_pad": pad}, snakemake.output, temp, log
-    )
+    # Each format's files are rule train's outputs keyed by its folder's suffix (common.smk, trained_files).
+    outputs = {
+        binary: {
+            name: snakemake.output.get(name + parse_format(binary).suffix)
+            for name in ("binary", "counts", "usage", "arpa")
+        }
+        for binary in formats
+    }
+    first = outputs[formats[0]]
+    settings = {**options, "mem_mb": lmplz_mb, "vocab_pad": pad, "sort_mb": trie_sort_mb(order, tokens)}
+    binaries = {binary: files["binary"] for binary, files in outputs.items()}
+    counts, usage, words, fallback = train(snakemake.input, settings, binaries, temp, log, first["arpa"])
+    # One ARPA copy, linked into the folder of each format's model.
+    for files in outputs.values():
+        if files["arpa"] and files is not first:
+            os.link(first["arpa"], files["arpa"])
     # ngrams[k - 1]: distinct k-grams; the text's tokens as the tables count them (lmplz's words and a
     # `</s>` per line); the orders whose discounts --discount_fallback filled in (the tables name them).
     lines = count_lines(snakemake.input.text)
-    write_json(
-        {
-            "ngrams": [counts[k] for k in sorted(counts)],
-            "training_text": {"lines": lines, "words": words, "tokens": words + lines},
-            "fallback_discounts": fallback,
-            **({"vocab_pad": pad} if pad else {}),
-        },
-        snakemake.output.counts,
-    )
-    # What the job reserved and why, beside what the tools used: the estimate's margin.
-    usage["memory"] = {
-        "reserved_mb": reserved,
-        "lmplz_s_mb": lmplz_mb,
-        "binary_estimate_mb": binary_mb(order, tokens),
-        "binary_model_mb": probing_bytes([counts[k] for k in sorted(counts)]) / 2**20,
+    ngrams = [counts[k] for k in sorted(counts)]
+    record = {
+        "ngrams": ngrams,
+        "training_text": {"lines": lines, "words": words, "tokens": words + lines},
+        "fallback_discounts": fallback,
+        **({"vocab_pad": pad} if pad else {}),
     }
-    # When the job ran (epoch seconds), for what ran beside it (benchmarks/schedule.py).
-    usage["job"] = {"started": started, "ended": time.time()}
-    write_json(usage, snakemake.output.usage)
+    ended = time.time()
+    for binary, files in outputs.items():
+        write_json(record, files["counts"])
+        # What the job reserved and why, beside what the tools used: the estimate's margin. Every
+        # format's build_binary ran at once, reading what lmplz wrote.
+        memory = {
+            "reserved_mb": reserved,
+            "lmplz_s_mb": lmplz_mb,
+            "binary_estimate_mb": binary_mb(order, tokens, binary),
+            "binary_model_mb": parse_format(binary).model_bytes(ngrams) / 2**20,
+        }
+        # When the job ran (epoch seconds), for what ran beside it (benchmarks/schedule.py).
+        own = {"lmplz": usage["lmplz"], "build_binary": usage["build_binary"][binary], "memory": memory}
+        write_json({**own, "job": {"started": started, "ended": ended}}, files["usage"])
 
 
 run(snakemake, main)

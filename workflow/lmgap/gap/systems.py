@@ -4,6 +4,7 @@ follow from it. The rules expand these records and never take a system's name ap
 from dataclasses import dataclass
 
 from ..errors import LmgapError
+from ..ngram.formats import PROBING
 
 # Every system's prediction and its summary, whichever rule writes them (gap_predictions,
 # gap_unigram, gap_neural, gap_masked, gap_cloze, gap_document, gap_blend).
@@ -47,15 +48,19 @@ BLEND = System("blend", "blend", "both")
 class GapSystems:
     """The systems a config asks for. ngrams: {name: options} of the n-grams trained on the whole
     training split (as the candidates are); neural: {name: kind} (causal, masked or cloze); document:
-    whether the family is on."""
+    whether the family is on; binary: the binary format of the n-grams the blend mixes and the causal models
+    rescore (gap.format; every format's n-grams predict and are scored)."""
 
-    def __init__(self, ngrams, neural, document):
+    def __init__(self, ngrams, neural, document, binary=PROBING):
         self.ngrams, self.neural, self.document = dict(ngrams), dict(neural), document
+        self.binary = binary
 
-    def _predictions(self, contexts):
-        """Each n-gram and the document family with each of the contexts, each neural model that predicts
-        gaps (the masked ones, and the causal ones when an n-gram gives them candidates), and each cloze model."""
-        ngrams = [(name, context) for name in sorted(self.ngrams) for context in contexts]
+    def _predictions(self, contexts, formats=None):
+        """Each n-gram (of the formats, or all) and the document family with each of the contexts, each neural
+        model that predicts gaps (the masked ones, and the causal ones when an n-gram gives them candidates),
+        and each cloze model."""
+        chosen = [name for name in sorted(self.ngrams) if formats is None or self._format(name) in formats]
+        ngrams = [(name, context) for name in chosen for context in contexts]
         kinds = {"masked": True, "causal": bool(self.ngrams), "cloze": False}
         neural = [name for name in sorted(self.neural) if kinds[self.neural[name]]]
         cloze = [name for name in sorted(self.neural) if self.neural[name] == "cloze"]
@@ -69,7 +74,7 @@ class GapSystems:
     def members(self):
         """Every system the blend mixes: each n-gram, neural and cloze model and the document family with
         both contexts, and the context-free baseline."""
-        return [*self._predictions(["both"]), BASELINE]
+        return [*self._predictions(["both"], [self.binary]), BASELINE]
 
     def blend(self):
         """The blend, which needs two members at least (the baseline and one model), or None."""
@@ -90,14 +95,18 @@ class GapSystems:
     def rescoring_base(self):
         """The n-gram whose prediction gives the causal models their candidates: the highest unpruned
         order (highest pruned if none), with KenLM's unigrams where both are trained; or None."""
-        if not self.ngrams:
+        ngrams = [name for name in self.ngrams if self._format(name) == self.binary]
+        if not ngrams:
             return None
 
         def preference(name):
             options = self.ngrams[name]
             return not any(options["prune"]), options["order"], options.get("interpolate_unigrams", True)
 
-        return max(self.ngrams, key=preference)
+        return max(ngrams, key=preference)
+
+    def _format(self, name):
+        return self.ngrams[name].get("format", PROBING)
 
     def models_of(self, system):
         """The n-gram models whose binaries a system's predictions come from."""

@@ -4,9 +4,9 @@ estimated n-gram counts, lmplz's -S and vocabulary (docs/running.md; measured in
 import functools
 import os
 
-import numpy as np
 
 from ..errors import LmgapError
+from .formats import PROBING, parse_format
 
 # lmplz holds its vocabulary hash table (24 MiB before the first word) within -S, whatever
 # the corpus; below this it stops at once.
@@ -16,8 +16,8 @@ LMPLZ_MIN_MB = 32
 # of 64M words took 128 s with -S 1G, 136-164 s with 2 to 9 GB).
 LMPLZ_WORKING_MB = 1024
 
-# KenLM's probing tables hold 1.5 buckets per entry (build_binary's -p default).
-PROBING_MULTIPLIER = 1.5
+# build_binary's sort buffer for a trie (-S; its default is 80% of the machine's memory).
+TRIE_SORT_MB = 512
 
 # The share of a text's tokens that are distinct k-grams (lmplz's count for order k), at most: the
 # top of real English's ranges at 1M words (350-550k bigrams, 650-850k trigrams), which only fall
@@ -35,24 +35,6 @@ BINARY_BASE_MB, BINARY_BYTES_PER_TYPE = 64, 16
 LMPLZ_BASE_MB, LMPLZ_BYTES_PER_TYPE = 64, 48
 
 
-def probing_bytes(counts, multiplier=PROBING_MULTIPLIER):
-    """Bytes of KenLM's probing model for counts[k - 1] distinct k-grams (lm/vocab.cc,
-    lm/search_hashed.hh; lmplz prints the same figure as `probing N assuming -p 1.5`)."""
-
-    def buckets(entries):
-        # KenLM multiplies in single precision.
-        return max(entries + 1, int(np.float32(multiplier) * np.float32(entries)))
-
-    unigrams, *middle, highest = counts
-    return (
-        8  # the vocabulary's header
-        + 12 * buckets(unigrams)  # the vocabulary's hash table
-        + 8 * (unigrams + 1)  # the unigrams, and <unk>
-        + sum(16 * buckets(count) for count in middle)  # key, probability and backoff
-        + 12 * buckets(highest)  # key and probability
-    )
-
-
 def estimated_types(tokens):
     return min(tokens, TYPES_BASE + int(tokens * TYPES_PER_TOKEN))
 
@@ -62,10 +44,27 @@ def estimated_counts(order, tokens):
     return [estimated_types(tokens)] + [int(DISTINCT_SHARE.get(k, 1.0) * tokens) for k in range(2, order + 1)]
 
 
-def binary_mb(order, tokens):
-    """What build_binary holds at its peak: the estimated model and its buffers."""
-    model = probing_bytes(estimated_counts(order, tokens)) / 2**20
+def binary_mb(order, tokens, binary=PROBING):
+    """What build_binary holds at its peak building one format: the estimated model and its buffers; a trie's
+    sort buffer (-S, trie_sort_mb) too, and a quantised one's values of an order as it fits their bins."""
+    fmt = parse_format(binary)
+    counts = estimated_counts(order, tokens)
+    model = fmt.model_bytes(counts) / 2**20
+    if fmt.structure != PROBING:
+        model += trie_sort_mb(order, tokens) + (8 * max(counts) / 2**20 if fmt.quantised else 0)
     return int(model + BINARY_BASE_MB + BINARY_BYTES_PER_TYPE * estimated_types(tokens) / 2**20) + 1
+
+
+def binaries_mb(order, tokens, formats=(PROBING,)):
+    """What the build_binary of every format holds at once: each reads the ARPA as lmplz writes it."""
+    return sum(binary_mb(order, tokens, binary) for binary in formats)
+
+
+def trie_sort_mb(order, tokens):
+    """build_binary's -S for a trie: the highest order's n-grams (a word index each and a pointer), at most
+    TRIE_SORT_MB, past which it sorts them in blocks through -T."""
+    entries = estimated_counts(order, tokens)[-1]
+    return max(LMPLZ_MIN_MB, min(TRIE_SORT_MB, int(entries * (4 * order + 8) / 2**20) + 1))
 
 
 def lmplz_overhead_mb(tokens):
@@ -79,10 +78,10 @@ def lmplz_working_mb(order, text_mb):
     return max(LMPLZ_MIN_MB, min(LMPLZ_WORKING_MB, int(16 * order * text_mb)))
 
 
-def train_job_mb(order, tokens, text_mb, budget_mb):
-    """The memory a train job reserves: build_binary's part, lmplz's -S and vocabulary; past the budget
-    -S shrinks to what is left (lmplz merges through -T), an LmgapError below LMPLZ_MIN_MB."""
-    fixed = binary_mb(order, tokens) + lmplz_overhead_mb(tokens)
+def train_job_mb(order, tokens, text_mb, budget_mb, formats=(PROBING,)):
+    """The memory a train job reserves: build_binary's part (each format's), lmplz's -S and vocabulary; past
+    the budget -S shrinks to what is left (lmplz merges through -T), an LmgapError below LMPLZ_MIN_MB."""
+    fixed = binaries_mb(order, tokens, formats) + lmplz_overhead_mb(tokens)
     job = fixed + lmplz_working_mb(order, text_mb)
     if job <= budget_mb:
         return job
@@ -90,16 +89,16 @@ def train_job_mb(order, tokens, text_mb, budget_mb):
         return budget_mb
     raise LmgapError(
         f"The order-{order} model needs about {fixed + LMPLZ_MIN_MB:,} MB of memory (build_binary "
-        f"holds the whole model, up to about {binary_mb(order, tokens):,} MB for this training "
-        f"text of {tokens:,} tokens), more than the {budget_mb:,} MB a job may reserve. Raise "
-        "memory.budget_mb if the machine has the memory, or train on less text "
-        "(train_split, train_fraction) or lower orders."
+        f"holds the whole model, up to about {binaries_mb(order, tokens, formats):,} MB for this training "
+        f"text of {tokens:,} tokens in {', '.join(formats)}), more than the {budget_mb:,} MB a job may reserve. "
+        "Raise memory.budget_mb if the machine has the memory, or train on less text "
+        "(train_split, train_fraction) or lower orders, or build a smaller format (build_binary.format)."
     )
 
 
-def lmplz_memory_mb(job_mb, order, tokens, text_mb):
+def lmplz_memory_mb(job_mb, order, tokens, text_mb, formats=(PROBING,)):
     """lmplz's -S inside a train job of job_mb."""
-    left = job_mb - binary_mb(order, tokens) - lmplz_overhead_mb(tokens)
+    left = job_mb - binaries_mb(order, tokens, formats) - lmplz_overhead_mb(tokens)
     return max(LMPLZ_MIN_MB, min(lmplz_working_mb(order, text_mb), left))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
 from ..errors import LmgapError
 from ..shapes import VOCABULARY, read_record
+from .formats import PROBING, parse_format
 from .output import arpa_header_counts, stderr_tail
 
 
@@ -47,13 +48,25 @@ def temp_dir(config, model):
     return Path(root) / model
 
 
-def train(inputs, options, outputs, temp, log):
-    """lmplz piped into build_binary, no multi-GB ARPA on disk (inputs: lmplz, build_binary, text; outputs: binary, arpa
-    for a copy; temp: temp_dir's); ({order: n-grams}, {tool: usage}, words read, orders given fallback discounts)."""
+def build_binary_command(build_binary, binary, target, sort_mb, temp_prefix):
+    """build_binary's argument list for a format's model read from standard input (a trie sorts in -S
+    sort_mb through -T temp_prefix; without -S it would take 80% of the machine's memory)."""
+    fmt = parse_format(binary)
+    if fmt.structure == PROBING:
+        return [str(build_binary), *fmt.flags(), "/dev/stdin", str(target)]
+    sort = ["-S", f"{int(sort_mb)}M", "-T", str(temp_prefix)]
+    return [str(build_binary), *fmt.flags(), *sort, "trie", "/dev/stdin", str(target)]
+
+
+def train(inputs, options, binaries, temp, log, arpa=None):
+    """lmplz piped into a build_binary per format, no multi-GB ARPA on disk (inputs: lmplz, build_binary, text;
+    options: lmplz_command's and sort_mb, a trie's -S; binaries: {format: path}; arpa: a path for a copy of the
+    ARPA text, or None; temp: temp_dir's); ({order: n-grams}, {tool: usage}, words read, orders given fallback
+    discounts), build_binary's usage as {format: usage}."""
     # The job's own folder, named by its host and process: another run, here or on another node
     # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
     # A killed job's folder on this host (its process gone) is removed, with the blocks it left.
-    order, text, binary, arpa = options["order"], inputs["text"], outputs["binary"], outputs.get("arpa")
+    order, text = options["order"], inputs["text"]
     host = f"{socket.gethostname()}-"
     remove_stale_siblings(temp, host)
     root, tmpdir = Path(temp).parent, temporary_sibling(temp, host)
@@ -66,42 +79,62 @@ def train(inputs, options, outputs, temp, log):
         ) from None
     lmplz_cmd = lmplz_command(inputs["lmplz"], options, f"{tmpdir}/", text)
     try:
-        # The binary and the ARPA copy appear only when both tools succeed.
+        # The binaries and the ARPA copy appear only when every tool succeeds.
         with contextlib.ExitStack() as stack:
-            binary_tmp = stack.enter_context(atomic_path(binary))
+            targets = {binary: stack.enter_context(atomic_path(path)) for binary, path in binaries.items()}
             copy = stack.enter_context(atomic_open(arpa, "wb")) if arpa else None
             # Their messages wait in the system's temporary folder, not in -T, which may be full.
-            with tempfile.TemporaryFile("w+") as lmplz_err, tempfile.TemporaryFile("w+") as bb_err:
-                # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
-                bb_cmd = [str(inputs["build_binary"]), "/dev/stdin", str(binary_tmp)]
-                # The commands as a person would type them, -S included, to rerun or audit a model.
-                log.write(f"{shlex.join(lmplz_cmd)} | {shlex.join(bb_cmd)}\n")
-                log.flush()
-                trainer = MeasuredProcess(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
-                binariser = MeasuredProcess(bb_cmd, stdin=subprocess.PIPE, stdout=bb_err, stderr=subprocess.STDOUT)
-                try:
-                    counts = relay_arpa(trainer.process.stdout, binariser.process.stdin, copy)
-                finally:
-                    trainer.process.stdout.close()
+            lmplz_err = stack.enter_context(tempfile.TemporaryFile("w+"))
+            bb_errs = {binary: stack.enter_context(tempfile.TemporaryFile("w+")) for binary in binaries}
+            # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
+            bb_cmds = {
+                binary: build_binary_command(
+                    inputs["build_binary"], binary, target, options.get("sort_mb", 0), f"{tmpdir}/{binary}-"
+                )
+                for binary, target in targets.items()
+            }
+            # The commands as a person would type them, -S included, to rerun or audit a model.
+            tee = " | ".join(["tee " + " ".join(f">({shlex.join(cmd)})" for cmd in bb_cmds.values())])
+            piped = shlex.join(next(iter(bb_cmds.values()))) if len(bb_cmds) == 1 else tee + " > /dev/null"
+            log.write(f"{shlex.join(lmplz_cmd)} | {piped}\n")
+            log.flush()
+            trainer = MeasuredProcess(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
+            binarisers = {
+                binary: MeasuredProcess(cmd, stdin=subprocess.PIPE, stdout=bb_errs[binary], stderr=subprocess.STDOUT)
+                for binary, cmd in bb_cmds.items()
+            }
+            try:
+                counts = relay_arpa(trainer.process.stdout, [b.process.stdin for b in binarisers.values()], copy)
+            finally:
+                trainer.process.stdout.close()
+                for binariser in binarisers.values():
                     binariser.process.stdin.close()
-                    trainer.wait()
+                trainer.wait()
+                for binariser in binarisers.values():
                     binariser.wait()
-                for err in (lmplz_err, bb_err):
-                    err.seek(0)
-                lmplz_text, bb_text = lmplz_err.read(), bb_err.read()
-            log.write(lmplz_text + bb_text)
-            # lmplz killed by SIGPIPE only means build_binary stopped reading first.
+            for err in (lmplz_err, *bb_errs.values()):
+                err.seek(0)
+            lmplz_text = lmplz_err.read()
+            bb_texts = {binary: err.read() for binary, err in bb_errs.items()}
+            log.write(lmplz_text + "".join(bb_texts.values()))
+            # lmplz killed by SIGPIPE only means a build_binary stopped reading first.
             if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
                 raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, options, text, root, log.name))
-            if binariser.returncode or trainer.returncode or counts is None:
-                if "No space left on device" in bb_text:
-                    raise LmgapError(f"build_binary ran out of disk space writing {binary}; free space in its folder.")
-                raise LmgapError(
-                    f"build_binary failed on the order-{order} model; see {log.name}:\n{stderr_tail(bb_text)}"
-                )
+            for binary, binariser in binarisers.items():
+                if binariser.returncode or trainer.returncode or counts is None:
+                    bb_text = bb_texts[binary]
+                    if "No space left on device" in bb_text:
+                        raise LmgapError(
+                            f"build_binary ran out of disk space writing {binaries[binary]} or its temporary "
+                            f"files in {tmpdir}; free space there (lmplz.temp_dir sets the second)."
+                        )
+                    raise LmgapError(
+                        f"build_binary failed on the order-{order} model in {binary}; see {log.name}:\n"
+                        f"{stderr_tail(bb_text)}"
+                    )
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
-    usage = {"lmplz": trainer.usage, "build_binary": binariser.usage}
+    usage = {"lmplz": trainer.usage, "build_binary": {binary: b.usage for binary, b in binarisers.items()}}
     return counts, usage, unigram_tokens(lmplz_text), fallback_orders(lmplz_text)
 
 
@@ -140,25 +173,29 @@ class MeasuredProcess:
         }
 
 
-def relay_arpa(source, sink, copy=None, chunk=1 << 20):
-    """Pass lmplz's ARPA output on to build_binary, spliced inside the kernel after the header unless
-    copy (a file) wants it too; the header's n-gram counts, None if the stream ends first."""
+def relay_arpa(source, sinks, copy=None, chunk=1 << 20):
+    """Pass lmplz's ARPA output on to each build_binary (sinks), spliced inside the kernel after the header when
+    one alone wants it (no copy, one format); the header's n-gram counts, None if the stream ends first."""
     head = b""
     while b"-grams:" not in head and (block := os.read(source.fileno(), chunk)):
         head += block
     counts = arpa_header_counts(head)
     try:
-        _write_all(sink.fileno(), head)
+        for sink in sinks:
+            _write_all(sink.fileno(), head)
         if copy:
             copy.write(head)
+        if copy or len(sinks) > 1:
             while block := os.read(source.fileno(), chunk):
-                _write_all(sink.fileno(), block)
-                copy.write(block)
+                for sink in sinks:
+                    _write_all(sink.fileno(), block)
+                if copy:
+                    copy.write(block)
         else:
-            while os.splice(source.fileno(), sink.fileno(), chunk):
+            while os.splice(source.fileno(), sinks[0].fileno(), chunk):
                 pass
     except BrokenPipeError:
-        # build_binary stopped reading: its exit code and message tell why.
+        # A build_binary stopped reading: its exit code and message tell why.
         return None
     return counts
 

@@ -3,6 +3,7 @@ then `Total: P OOV: N`): a split's sums, added as query adds them (docs/tables.m
 
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -109,8 +110,10 @@ def check_against_summary(sums, printed):
 
 
 def query(tool, model, text, order, log):
-    """Score text with query, one pass over its per-token output; return (SplitScores, summary)."""
+    """Score text with query, one pass over its per-token output; return (SplitScores, summary, the seconds
+    until its first line: loading the model, which query does before it reads a line)."""
     log.flush()
+    started = time.monotonic()
     with open(text, "rb") as stdin:
         process = subprocess.Popen(
             [str(tool), "-v", "word", "-v", "sentence", "-v", "summary", str(model)],
@@ -120,6 +123,8 @@ def query(tool, model, text, order, log):
             bufsize=1 << 20,
         )
         try:
+            process.stdout.peek(1)
+            loaded = time.monotonic() - started
             scores, summary = score_output(process.stdout, order)
         finally:
             process.stdout.close()
@@ -131,4 +136,4 @@ def query(tool, model, text, order, log):
             f"query failed on {model} with exit code {returncode}; {damaged_model_advice(model)}. "
             f"See {log.name}:\n{tail}"
         )
-    return scores, summary
+    return scores, summary, loaded

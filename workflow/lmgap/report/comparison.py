@@ -11,6 +11,7 @@ import pandas as pd
 from ..corpus.vocabulary import oov_price
 from ..errors import LmgapError
 from ..files import model_file
+from ..ngram.formats import PROBING
 from ..tsv import read_tsv
 from .scores import read_scores
 from .table import MISSING, Column, Table
@@ -26,7 +27,15 @@ MIN_DOCUMENTS = 6
 CHUNK = 64
 # interpolate_unigrams+vocab_pad: SRILM's model against its KenLM twin under lmplz.vocab_pad, which
 # pads the twin alone (lmplz pads no other).
-SETTINGS = ("order", "train_fraction", "prune", "interpolate_unigrams", "interpolate_unigrams+vocab_pad", "family")
+SETTINGS = (
+    "order",
+    "train_fraction",
+    "prune",
+    "interpolate_unigrams",
+    "interpolate_unigrams+vocab_pad",
+    "format",
+    "family",
+)
 
 
 @dataclass(frozen=True)
@@ -38,30 +47,34 @@ class Pair:
 
 def model_pairs(models):
     """Pairs of models (as MODELS holds them) that differ in one setting, all else equal: an order against the next
-    lower, a training fraction the next smaller, pruned against unpruned, SRILM's unigrams against KenLM's."""
+    lower, a training fraction the next smaller, pruned against unpruned, SRILM's unigrams against KenLM's, a
+    binary format against KenLM's default, probing; each within one format."""
 
     def key(options):
         interpolated = options.get("interpolate_unigrams", True)
-        return options["order"], tuple(options["prune"]), options["train_fraction"], interpolated
+        binary = options.get("format", PROBING)
+        return options["order"], tuple(options["prune"]), options["train_fraction"], interpolated, binary
 
     named = {key(options): name for name, options in models.items()}
     orders = sorted({options["order"] for options in models.values()})
     fractions = sorted({options["train_fraction"] for options in models.values()})
     pairs = []
     for name, options in sorted(models.items()):
-        order, prune, fraction, interpolated = key(options)
+        order, prune, fraction, interpolated, binary = key(options)
         candidates = []
         if orders.index(order):
-            candidates.append(("order", (orders[orders.index(order) - 1], prune, fraction, interpolated)))
+            candidates.append(("order", (orders[orders.index(order) - 1], prune, fraction, interpolated, binary)))
         if fractions.index(fraction):
             smaller = fractions[fractions.index(fraction) - 1]
-            candidates.append(("train_fraction", (order, prune, smaller, interpolated)))
+            candidates.append(("train_fraction", (order, prune, smaller, interpolated, binary)))
         if prune:
-            candidates.append(("prune", (order, (), fraction, interpolated)))
+            candidates.append(("prune", (order, (), fraction, interpolated, binary)))
         if not interpolated:
-            twin = (order, prune, fraction, True)
+            twin = (order, prune, fraction, True, binary)
             padded = twin in named and models[named[twin]].get("vocab_pad")
             candidates.append(("interpolate_unigrams+vocab_pad" if padded else "interpolate_unigrams", twin))
+        if binary != PROBING:
+            candidates.append(("format", (order, prune, fraction, interpolated, PROBING)))
         pairs += [Pair(name, named[other], setting) for setting, other in candidates if other in named]
     return sorted(pairs, key=lambda pair: (SETTINGS.index(pair.setting), pair.model))
 
@@ -69,8 +82,9 @@ def model_pairs(models):
 def neural_pairs(models, neural):
     """Each neural model ({name: train_fraction or None}) against the highest-order unpruned n-gram of KenLM's
     unigrams trained on its share of the training split (the whole if it has none, or no n-gram has it)."""
+    # Probing before another format of the same model.
     unpruned = [
-        (options["order"], options["train_fraction"], name)
+        (options["order"], options["train_fraction"], "format" not in options, name)
         for name, options in models.items()
         if not options["prune"] and options.get("interpolate_unigrams", True)
     ]
@@ -78,7 +92,7 @@ def neural_pairs(models, neural):
     for name, fraction in sorted(neural.items()):
         same = [entry for entry in unpruned if entry[1] == (fraction or 1.0)] or [e for e in unpruned if e[1] == 1.0]
         if same:
-            pairs.append(Pair(name, max(same)[2], "family"))
+            pairs.append(Pair(name, max(same)[3], "family"))
     return pairs
 
 
@@ -183,15 +197,15 @@ TABLE = Table(
         Column(
             "baseline",
             "the baseline the model is compared with: the next lower order, the next smaller training "
-            "fraction, the same model unpruned or with KenLM's unigrams, or for a neural model the "
-            "highest-order unpruned n-gram trained on the same text",
+            "fraction, the same model unpruned, with KenLM's unigrams or in KenLM's probing format, or for a "
+            "neural model the highest-order unpruned n-gram trained on the same text",
             "Baseline",
         ),
         Column(
             "differs_in",
             "the one setting the model differs in from its baseline: `order`, `train_fraction`, `prune`, "
             "`interpolate_unigrams` (`interpolate_unigrams+vocab_pad` where `lmplz.vocab_pad` padded the "
-            "KenLM twin: lmplz pads no SRILM model) or `family`",
+            "KenLM twin: lmplz pads no SRILM model), `format` (build_binary's) or `family`",
             "Differs in",
         ),
         Column(
@@ -271,6 +285,6 @@ def comparison_markdown(frame, resamples, seed):
     if frame.empty:
         opening = (
             "No two models of the config differ in one setting (order, train_fraction, prune, "
-            "interpolate_unigrams or family).\n\n" + opening
+            "interpolate_unigrams, format or family).\n\n" + opening
         )
     return TABLE.markdown(frame, "Which differences are real", opening)

@@ -4,10 +4,11 @@ and the train jobs' usage records."""
 import math
 
 from ..files import model_file
+from ..ngram.formats import split_format
 from ..shapes import USAGE, read_metrics, read_record
 from ..tsv import BENCHMARK, read_tsv
 from .perplexity import TABLE as PERPLEXITY
-from .perplexity import model_columns
+from .perplexity import model_columns, without_formats
 from .table import Column, Table
 
 
@@ -65,10 +66,38 @@ TABLE = Table(
             integer=True,
         ),
         Column("lmplz_peak_rss_mb", "lmplz's own peak resident memory in MB"),
-        Column("build_binary_peak_rss_mb", "build_binary's own peak resident memory in MB"),
+        Column(
+            "build_binary_peak_rss_mb",
+            "build_binary's own peak resident memory in MB (that of the model's format: a build_binary per "
+            "format reads the same lmplz run)",
+        ),
+        Column(
+            "load_seconds",
+            "query's seconds before its first output, loading the model, on the first scored split; a column "
+            "only when `build_binary.format` asks for another format than `probing`",
+            "Load (s):",
+            "{:.2f}",
+            optional=True,
+        ),
+        Column(
+            "query_peak_rss_mb",
+            "the peak resident memory in MB of the model's scoring jobs (`query`), which load it; a column only "
+            "when `build_binary.format` asks for another format than `probing`",
+            "Query peak RSS (MB):",
+            "{:.0f}",
+            optional=True,
+        ),
         *(
             PERPLEXITY.column(name)
-            for name in ("binary_bytes", "prune", "interpolate_unigrams", "vocab_pad", "discount_fallback", "model")
+            for name in (
+                "binary_bytes",
+                "prune",
+                "interpolate_unigrams",
+                "vocab_pad",
+                "discount_fallback",
+                "format",
+                "model",
+            )
         ),
     ),
     shown=(
@@ -82,6 +111,9 @@ TABLE = Table(
         "peak_rss_mb",
         "train_reserved_mb",
         "binary_bytes",
+        "format",
+        "load_seconds",
+        "query_peak_rss_mb",
     ),
 )
 
@@ -113,7 +145,8 @@ def cost_rows(metrics, files, settings):
         if own["family"] == "neural":
             rows.append(own | neural_costs(name, splits, tokens, files, settings["neural"][name]))
             continue
-        job = read_benchmark(model_file(files["train"], name))
+        # Every format of a model is built by its training's one job (lmgap.models.trainings_of).
+        job = read_benchmark(model_file(files["train"], split_format(name)[0]))
         usage = read_record(model_file(files["usage"], name), USAGE)
         queries = [read_benchmark(model_file(files["query"], name, split)) for split in splits]
         query_seconds = sum(q["s"] for q in queries)
@@ -135,9 +168,11 @@ def cost_rows(metrics, files, settings):
                 "train_reserved_mb": usage.get("memory", {}).get("reserved_mb"),
                 "lmplz_peak_rss_mb": usage["lmplz"]["peak_rss_mb"],
                 "build_binary_peak_rss_mb": usage["build_binary"]["peak_rss_mb"],
+                "load_seconds": records[0].get("load_seconds"),
+                "query_peak_rss_mb": peak_mb([q["rss"] for q in queries]),
             }
         )
-    return TABLE.frame(sorted(rows, key=_model_order))
+    return TABLE.frame(sorted(without_formats(rows), key=_model_order))
 
 
 def neural_costs(name, splits, tokens, files, settings):

@@ -8,6 +8,7 @@ from ..corpus.vocabulary import check_padding, oov_price, unknown_words
 from ..files import model_file
 from ..shapes import COUNTS, TRAINING, VOCABULARY, read_metrics, read_record
 from ..neural.files import parameter_count, weights_bytes
+from ..ngram.formats import PROBING
 from ..record import oovs_as_words_perplexity, split_figures
 from .table import MISSING, Column, Table
 
@@ -177,6 +178,14 @@ TABLE = Table(
         ),
         Column("discount_fallback", "whether `lmplz --discount_fallback` was given (`true` or `false`)"),
         Column(
+            "format",
+            "the binary's format, named as `build_binary`'s options name it (`probing`, `trie`, `trie-q8b8` for "
+            "`-q 8 -b 8 trie`, `trie-a22` for `-a 22 trie`); a column only when `build_binary.format` asks for "
+            "another than `probing`",
+            "Format",
+            optional=True,
+        ),
+        Column(
             "model",
             "the model's name: its folder under `results/models/`, or `results/neural/` for a neural model",
             "Model",
@@ -195,6 +204,7 @@ TABLE = Table(
         "hit_ratio_k",
         "ngrams_total",
         "binary_bytes",
+        "format",
     ),
 )
 
@@ -227,6 +237,7 @@ def model_columns(record, files, settings):
         "interpolate_unigrams": record.get("interpolate_unigrams", True),
         "vocab_pad": counts.get("vocab_pad", 0),
         "discount_fallback": settings["discount_fallback"],
+        "format": record.get("format", PROBING),
         "model": name,
     }
 
@@ -268,7 +279,18 @@ def load_metrics(metric_paths, vocabulary, files, settings):
             else [column.name]
         )
     ]
-    return TABLE.frame(sorted(rows, key=_model_order), columns)
+    return TABLE.frame(sorted(without_formats(rows), key=_model_order), columns)
+
+
+def without_formats(rows):
+    """The rows, their format columns (optional) emptied when every model is KenLM's default probing one."""
+    if any(row.get("format", PROBING) != PROBING for row in rows):
+        return rows
+    return [{key: value for key, value in row.items() if key not in FORMAT_COLUMNS} for row in rows]
+
+
+# What only a run of several binary formats shows (perplexity.tsv's and cost.tsv's optional columns).
+FORMAT_COLUMNS = ("format", "load_seconds", "query_peak_rss_mb")
 
 
 def _model_order(row):
@@ -277,7 +299,8 @@ def _model_order(row):
     if row["family"] == "neural":
         return (True, row["split"], row["model"])
     options = (row["prune"] != "none", row["prune"], not row["interpolate_unigrams"], row["discount_fallback"])
-    return (False, row["order"], *options, row["train_fraction"], row["split"], row["model"])
+    binary = row.get("format", PROBING)
+    return (False, row["order"], *options, row["train_fraction"], binary != PROBING, row["split"], row["model"])
 
 
 def fallback_discounts(count_paths):

@@ -125,16 +125,20 @@ def learning_curve(frame, path):
 
 
 def perplexity_by_size(frame, path):
-    """Perplexity against the binary model's size: what pruning trades, model by model, each OOV
-    priced as one word, so that models of any training fraction and family stand on one scale."""
+    """Perplexity against the binary model's size: what pruning and a binary format trade, model by model,
+    each OOV priced as one word, so that models of any training fraction and family stand on one scale."""
     figure, axes = plt.subplots(figsize=(6, 4))
     for split, by_split in frame.groupby("split", sort=True):
+        ngram = by_split["family"] == "ngram"
+        # perplexity.tsv has a format column only in a run of several formats.
+        probing = by_split["format"] == "probing" if "format" in by_split else ngram
         kinds = {
-            "unpruned": (by_split["family"] == "ngram") & (by_split["prune"] == "none"),
-            "pruned": (by_split["family"] == "ngram") & (by_split["prune"] != "none"),
+            "unpruned": ngram & probing & (by_split["prune"] == "none"),
+            "pruned": ngram & probing & (by_split["prune"] != "none"),
+            "another binary format": ngram & ~probing,
             "neural": by_split["family"] == "neural",
         }
-        for (kind, chosen), marker in zip(kinds.items(), ("o", "x", "^")):
+        for (kind, chosen), marker in zip(kinds.items(), ("o", "x", "s", "^")):
             group = by_split[chosen]
             if group.empty:
                 continue

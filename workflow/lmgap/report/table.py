@@ -27,6 +27,7 @@ class Column:
     integer: bool = False  # written as an integer though a missing value makes it a float
     noted: bool = True  # the Markdown note defines it
     per_split: bool = False  # a Markdown column for each scored split
+    optional: bool = False  # written only where some row has a value (a binary format's figures)
 
     def markdown_cell(self, row):
         """The Markdown cell of a row (a {column: value} dict)."""
@@ -74,9 +75,10 @@ class Table:
         named = {column.name: column for column in self.columns}
         return named.get(name) or named[re.sub(r"_\d+$", "_k", name)]
 
-    def shown_columns(self):
-        """The Markdown table's columns, in its order."""
-        return [self.column(name) for name in self.shown] or [c for c in self.columns if c.headline]
+    def shown_columns(self, written=None):
+        """The Markdown table's columns, in its order; of the optional ones only those written (names)."""
+        shown = [self.column(name) for name in self.shown] or [c for c in self.columns if c.headline]
+        return [c for c in shown if not c.optional or written is None or c.name in written]
 
     def caption(self):
         """The definitions for the report's caption, in reStructuredText: (name, sentence) pairs."""
@@ -86,6 +88,9 @@ class Table:
         """The table's frame of dict records, in their order; columns: the .tsv's, when not the
         declared ones. A column declared integer keeps whole numbers where some are missing."""
         frame = pd.DataFrame(records, columns=list(columns or self.definitions))
+        # An optional column no row fills is left out, so that tables without it keep their bytes.
+        empty = [name for name in frame.columns if self.column(name).optional and frame[name].isna().all()]
+        frame = frame.drop(columns=empty)
         for name in frame.columns:
             if self.column(name).integer:
                 frame[name] = frame[name].astype("Int64")
@@ -105,7 +110,7 @@ class Table:
     def markdown(self, rows, title, opening=None, extra=()):
         """The titled table for people, with a note: its opening (`Definitions (every figure is in
         `{file}`):` unless given), a line defining each column, then the extra lines."""
-        shown = self.shown_columns()
+        shown = self.shown_columns(set(rows.columns))
         header, cells = _layout(shown, rows.to_dict("records"))
         if self.every_definition:
             lines = [f"- `{name}`: {text}." for name, text in self.definitions.items()]

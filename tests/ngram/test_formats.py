@@ -1,0 +1,95 @@
+"""KenLM's binary formats: their names, build_binary's arguments, and each format's size by KenLM's formula
+against the estimate build_binary itself prints for an ARPA header (it reads no more than the header)."""
+
+import re
+import subprocess
+
+import pytest
+
+from lmgap.errors import LmgapError
+from lmgap.ngram.formats import format_settings, parse_format, split_format
+
+# build_binary's estimate lines, in its order (the second is -r's rest costs, which we do not offer).
+ESTIMATED = ("probing-p{p}", None, "trie", "trie-q{q}b{b}", "trie-a{a}", "trie-q{q}b{b}-a{a}")
+UNITS = {"": 1, "k": 2**10, "M": 2**20, "G": 2**30}
+
+
+def printed_estimates(build_binary, arpa, flags):
+    """{format name: figure} and the unit build_binary prints them in, for ARPA's counts."""
+    text = subprocess.run([build_binary, *flags, arpa], capture_output=True, text=True, check=True).stderr
+    unit = UNITS[re.search(r"^type\s+(\S?)B$", text, re.M).group(1)]
+    figures = [int(n) for n in re.findall(r"^(?:probing|trie)\s+(\d+) ", text, re.M)]
+    assert len(figures) == len(ESTIMATED), text
+    return figures, unit
+
+
+def header(tmp_path, counts):
+    arpa = tmp_path / "header.arpa"
+    lines = ["", "\\data\\", *(f"ngram {k}={count}" for k, count in enumerate(counts, 1)), "", "\\1-grams:"]
+    arpa.write_text("\n".join(lines) + "\n")
+    return arpa
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        [5, 7],  # a few bytes: build_binary prints them to the byte
+        [9, 20, 24],
+        [40, 90, 120, 130, 131],
+        [1378, 2948, 3487, 3539],
+        [61_873, 385_188, 678_380, 800_029, 829_309],
+        # The real corpus's 5-gram (BENCHMARKS.md): past 2^32 bits an entry, past 2^32 entries' bytes.
+        [2_718_016, 51_412_389, 62_950_167, 86_401_234, 105_117_233],
+        [2**24 + 3, 2**30, 2**31 + 5, 2**32 - 1],
+    ],
+)
+@pytest.mark.parametrize(
+    "flags, bits",
+    [
+        ([], (1.5, 8, 8, 22)),
+        (["-p", "1.2", "-q", "4", "-b", "6", "-a", "10"], (1.2, 4, 6, 10)),
+        (["-q", "13", "-a", "0"], (1.5, 13, 13, 0)),
+        (["-q", "25", "-b", "1", "-a", "255"], (1.5, 25, 1, 255)),
+    ],
+)
+def test_every_format_is_the_size_build_binary_estimates(kenlm_bin, tmp_path, counts, flags, bits):
+    p, q, b, a = bits
+    figures, unit = printed_estimates(kenlm_bin / "build_binary", header(tmp_path, counts), flags)
+    for template, printed in zip(ESTIMATED, figures):
+        if template:
+            fmt = parse_format(template.format(p=p, q=q, b=b, a=a))
+            assert fmt.model_bytes(counts) // unit == printed, (fmt.name, counts, flags)
+
+
+def test_names_are_canonical_and_give_build_binarys_flags():
+    assert parse_format("probing").arguments() == []
+    assert parse_format("probing-p1.5").name == "probing"
+    assert parse_format("probing-p1.20").arguments() == ["-p", "1.2"]
+    assert parse_format("trie").arguments() == ["trie"]
+    assert parse_format("trie-q8").name == "trie-q8b8"
+    assert parse_format("trie-q8b4-a22").arguments() == ["-q", "8", "-b", "4", "-a", "22", "trie"]
+    assert parse_format("trie-a0").suffix == "-trie-a0"
+    assert parse_format("probing").suffix == ""
+    # One format twice, the default first.
+    assert format_settings(["trie-q8", "probing-p1.5", "trie-q8b8", "trie"]) == ["probing", "trie-q8b8", "trie"]
+    assert format_settings("trie") == ["trie"]
+
+
+@pytest.mark.parametrize("name", ["hash", "trie-q0", "trie-q26", "trie-q8b30", "trie-a256", "probing-p1", "trie-a8-q8"])
+def test_a_format_kenlm_does_not_build_is_refused_with_what_it_may_be(name):
+    with pytest.raises(LmgapError, match=f"`{re.escape(name)}`.*a format is `probing`"):
+        parse_format(name)
+
+
+@pytest.mark.parametrize(
+    "model, parts",
+    [
+        ("o5", ("o5", "probing")),
+        ("o5-trie", ("o5", "trie")),
+        ("o3-prune0.0.1-frac0.1-interp0-trie-q8b8-a22", ("o3-prune0.0.1-frac0.1-interp0", "trie-q8b8-a22")),
+        ("o4-pad-probing-p1.2", ("o4-pad", "probing-p1.2")),
+        ("o4-frac0.5-trie-a0", ("o4-frac0.5", "trie-a0")),
+    ],
+)
+def test_a_models_name_gives_its_training_and_format(model, parts):
+    assert split_format(model) == parts
