@@ -1,6 +1,7 @@
 """KenLM's binary formats: their names, build_binary's arguments, and each format's size by KenLM's formula
 against the estimate build_binary itself prints for an ARPA header (it reads no more than the header)."""
 
+import random
 import re
 import subprocess
 
@@ -8,6 +9,7 @@ import pytest
 
 from lmgap.errors import LmgapError
 from lmgap.ngram.formats import format_settings, parse_format, split_format
+from lmgap.ngram.run import train
 
 # build_binary's estimate lines, in its order (the second is -r's rest costs, which we do not offer).
 ESTIMATED = ("probing-p{p}", None, "trie", "trie-q{q}b{b}", "trie-a{a}", "trie-q{q}b{b}-a{a}")
@@ -93,3 +95,32 @@ def test_a_format_kenlm_does_not_build_is_refused_with_what_it_may_be(name):
 )
 def test_a_models_name_gives_its_training_and_format(model, parts):
     assert split_format(model) == parts
+
+
+def test_formats_built_from_a_copy_of_the_stream_are_those_built_from_the_stream(tmp_path, kenlm_bin):
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(300)]
+    text = tmp_path / "train.txt"
+    text.write_text("".join(" ".join(rng.choices(words, k=rng.randint(3, 30))) + "\n" for _ in range(2000)))
+    tools = {"lmplz": kenlm_bin / "lmplz", "build_binary": kenlm_bin / "build_binary", "text": text}
+    formats = ("probing", "trie", "trie-q8b8-a22")
+    built = {}
+    for together in (True, False):
+        binaries = {binary: tmp_path / f"{binary}-{together}.binary" for binary in formats}
+        with open(tmp_path / "train.log", "w") as log:
+            *_, usage, _, _ = train(
+                tools,
+                {"order": 3, "mem_mb": 64, "sort_mb": 32, "discount_fallback": True},
+                binaries,
+                tmp_path / "tmp" / "o3",
+                log,
+                None,
+                together,
+            )
+        assert set(usage["build_binary"]) == set(formats)
+        built[together] = {binary: path.read_bytes() for binary, path in binaries.items()}
+        logged = (tmp_path / "train.log").read_text()
+        # One after another, each but the first reads a copy of the ARPA text in the job's temporary folder.
+        assert len(re.findall(r" trie \S+/model\.arpa ", logged)) == (0 if together else 2)
+    assert built[True] == built[False]
+    assert not list((tmp_path / "tmp").iterdir())

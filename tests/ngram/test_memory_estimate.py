@@ -9,6 +9,8 @@ import pytest
 from lmgap.errors import LmgapError
 from lmgap.ngram.formats import probing_bytes
 from lmgap.ngram.memory import (
+    binaries_mb,
+    builds_together,
     LMPLZ_MIN_MB,
     LMPLZ_WORKING_MB,
     binary_mb,
@@ -100,3 +102,22 @@ def test_text_tokens_counts_words_and_an_end_per_line(tmp_path, ending):
     lines = ["a b c", "d", "e\tf g h", "i j"]
     text.write_text("\n".join(lines) + ending)
     assert text_tokens(text, block=3) == sum(len(line.split()) + 1 for line in lines) == 14
+
+
+def test_formats_that_do_not_fit_the_budget_together_are_built_one_after_another():
+    formats = ["probing", "trie", "trie-q8b8"]
+    # The real 5-gram in three formats: together past the 24 GB machine's budget, so one at a time, the
+    # largest (probing) reserved; the 3-gram's fit together.
+    o5 = train_job_mb(5, REAL_TOKENS, REAL_TEXT_MB, BUDGET_24_GB, formats)
+    assert not builds_together(5, REAL_TOKENS, REAL_TEXT_MB, o5, formats)
+    assert o5 == binary_mb(5, REAL_TOKENS) + lmplz_overhead_mb(REAL_TOKENS) + LMPLZ_WORKING_MB
+    o3 = train_job_mb(3, REAL_TOKENS, REAL_TEXT_MB, BUDGET_24_GB, formats)
+    assert builds_together(3, REAL_TOKENS, REAL_TEXT_MB, o3, formats)
+    assert o3 == binaries_mb(3, REAL_TOKENS, formats) + lmplz_overhead_mb(REAL_TOKENS) + LMPLZ_WORKING_MB
+    # The job reads the same decision from what it was given, and lmplz its -S.
+    assert lmplz_memory_mb(o5, 5, REAL_TOKENS, REAL_TEXT_MB, formats) == LMPLZ_WORKING_MB
+    # The quantised trie alone: on the 16 GB budget the 5-gram trains beside the 4-gram, where the probing
+    # 5-gram trains alone.
+    o3, o4, o5 = (train_job_mb(order, REAL_TOKENS, REAL_TEXT_MB, BUDGET_16_GB, ["trie-q8b8"]) for order in (3, 4, 5))
+    probing = [train_job_mb(order, REAL_TOKENS, REAL_TEXT_MB, BUDGET_16_GB) for order in (3, 5)]
+    assert o5 + o4 <= BUDGET_16_GB < sum(probing)

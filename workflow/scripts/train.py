@@ -6,7 +6,7 @@ import time
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
 from lmgap.ngram.formats import PROBING, parse_format
-from lmgap.ngram.memory import binary_mb, lmplz_memory_mb, text_mb, text_tokens, trie_sort_mb
+from lmgap.ngram.memory import binary_mb, builds_together, lmplz_memory_mb, text_mb, text_tokens, trie_sort_mb
 from lmgap.ngram.run import padded_size, temp_dir, train
 from lmgap.scriptio import run
 
@@ -24,7 +24,9 @@ def main(log):
     order, reserved = options["order"], snakemake.resources.mem_mb
     # The figures the rule reserved this job's memory from, read again from the same text.
     tokens = text_tokens(snakemake.input.text)
-    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, text_mb(snakemake.input.text), formats)
+    size_mb = text_mb(snakemake.input.text)
+    lmplz_mb = lmplz_memory_mb(reserved, order, tokens, size_mb, formats)
+    together = builds_together(order, tokens, size_mb, reserved, formats)
     temp = temp_dir(snakemake.config, snakemake.wildcards.model)
     # --vocab_pad counts `</s>` with the words (lmgap.ngram.run.padded_size).
     pad = padded_size(snakemake.input.vocabulary[0]) if options.get("vocab_pad") else 0
@@ -39,7 +41,7 @@ def main(log):
     first = outputs[formats[0]]
     settings = {**options, "mem_mb": lmplz_mb, "vocab_pad": pad, "sort_mb": trie_sort_mb(order, tokens)}
     binaries = {binary: files["binary"] for binary, files in outputs.items()}
-    counts, usage, words, fallback = train(snakemake.input, settings, binaries, temp, log, first["arpa"])
+    counts, usage, words, fallback = train(snakemake.input, settings, binaries, temp, log, first["arpa"], together)
     # One ARPA copy, linked into the folder of each format's model.
     for files in outputs.values():
         if files["arpa"] and files is not first:
@@ -61,6 +63,8 @@ def main(log):
         # format's build_binary ran at once, reading what lmplz wrote.
         memory = {
             "reserved_mb": reserved,
+            # Whether every format read lmplz's stream at once, or all but the first a copy of it on disk.
+            "formats_together": together,
             "lmplz_s_mb": lmplz_mb,
             "binary_estimate_mb": binary_mb(order, tokens, binary),
             "binary_model_mb": parse_format(binary).model_bytes(ngrams) / 2**20,

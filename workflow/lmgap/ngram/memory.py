@@ -55,9 +55,20 @@ def binary_mb(order, tokens, binary=PROBING):
     return int(model + BINARY_BASE_MB + BINARY_BYTES_PER_TYPE * estimated_types(tokens) / 2**20) + 1
 
 
-def binaries_mb(order, tokens, formats=(PROBING,)):
-    """What the build_binary of every format holds at once: each reads the ARPA as lmplz writes it."""
-    return sum(binary_mb(order, tokens, binary) for binary in formats)
+def binaries_mb(order, tokens, formats=(PROBING,), together=True):
+    """What build_binary holds for the formats: every one's model at once when they read lmplz's ARPA text as
+    it is written (together), or the largest when they are built one after another."""
+    built = [binary_mb(order, tokens, binary) for binary in formats]
+    return sum(built) if together else max(built)
+
+
+def builds_together(order, tokens, text_mb, job_mb, formats=(PROBING,)):
+    """Whether a train job of job_mb builds every format at once from lmplz's stream, with lmplz its whole
+    -S beside them; if not, it streams into the first and builds the others from a copy of the ARPA text on
+    disk (in lmplz.temp_dir), one after another. The rule that reserves the job's memory and the job decide
+    alike (train_job_mb reserves this much only when it fits the budget)."""
+    together = binaries_mb(order, tokens, formats) + lmplz_overhead_mb(tokens) + lmplz_working_mb(order, text_mb)
+    return len(formats) == 1 or together <= job_mb
 
 
 def trie_sort_mb(order, tokens):
@@ -79,9 +90,11 @@ def lmplz_working_mb(order, text_mb):
 
 
 def train_job_mb(order, tokens, text_mb, budget_mb, formats=(PROBING,)):
-    """The memory a train job reserves: build_binary's part (each format's), lmplz's -S and vocabulary; past
-    the budget -S shrinks to what is left (lmplz merges through -T), an LmgapError below LMPLZ_MIN_MB."""
-    fixed = binaries_mb(order, tokens, formats) + lmplz_overhead_mb(tokens)
+    """The memory a train job reserves: build_binary's part (each format's, or the largest format's where the
+    formats are built one after another: builds_together), lmplz's -S and vocabulary; past the budget -S
+    shrinks to what is left (lmplz merges through -T), an LmgapError below LMPLZ_MIN_MB."""
+    builds = binaries_mb(order, tokens, formats, builds_together(order, tokens, text_mb, budget_mb, formats))
+    fixed = builds + lmplz_overhead_mb(tokens)
     job = fixed + lmplz_working_mb(order, text_mb)
     if job <= budget_mb:
         return job
@@ -89,16 +102,17 @@ def train_job_mb(order, tokens, text_mb, budget_mb, formats=(PROBING,)):
         return budget_mb
     raise LmgapError(
         f"The order-{order} model needs about {fixed + LMPLZ_MIN_MB:,} MB of memory (build_binary "
-        f"holds the whole model, up to about {binaries_mb(order, tokens, formats):,} MB for this training "
-        f"text of {tokens:,} tokens in {', '.join(formats)}), more than the {budget_mb:,} MB a job may reserve. "
-        "Raise memory.budget_mb if the machine has the memory, or train on less text "
-        "(train_split, train_fraction) or lower orders, or build a smaller format (build_binary.format)."
+        f"holds the whole model, up to about {builds:,} MB for this training text of {tokens:,} tokens in "
+        f"{', '.join(formats)}), more than the {budget_mb:,} MB a job may reserve. Raise memory.budget_mb if "
+        "the machine has the memory, or train on less text (train_split, train_fraction) or lower orders, or "
+        "build a smaller format (build_binary.format)."
     )
 
 
 def lmplz_memory_mb(job_mb, order, tokens, text_mb, formats=(PROBING,)):
     """lmplz's -S inside a train job of job_mb."""
-    left = job_mb - binaries_mb(order, tokens, formats) - lmplz_overhead_mb(tokens)
+    together = builds_together(order, tokens, text_mb, job_mb, formats)
+    left = job_mb - binaries_mb(order, tokens, formats, together) - lmplz_overhead_mb(tokens)
     return max(LMPLZ_MIN_MB, min(lmplz_working_mb(order, text_mb), left))
 
 

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..atomic import atomic_open, atomic_path, remove_stale_siblings, temporary_sibling
+from ..atomic import atomic_path, remove_stale_siblings, temporary_sibling
 from ..errors import LmgapError
 from ..shapes import VOCABULARY, read_record
 from .formats import PROBING, parse_format
@@ -48,28 +48,29 @@ def temp_dir(config, model):
     return Path(root) / model
 
 
-def build_binary_command(build_binary, binary, target, sort_mb, temp_prefix):
-    """build_binary's argument list for a format's model read from standard input (a trie sorts in -S
-    sort_mb through -T temp_prefix; without -S it would take 80% of the machine's memory)."""
+def build_binary_command(build_binary, binary, target, sort_mb, temp_prefix, source="/dev/stdin"):
+    """build_binary's argument list for a format's model read from source, standard input unless given (a trie
+    sorts in -S sort_mb through -T temp_prefix; without -S it would take 80% of the machine's memory)."""
     fmt = parse_format(binary)
     if fmt.structure == PROBING:
-        return [str(build_binary), *fmt.flags(), "/dev/stdin", str(target)]
+        return [str(build_binary), *fmt.flags(), str(source), str(target)]
     sort = ["-S", f"{int(sort_mb)}M", "-T", str(temp_prefix)]
-    return [str(build_binary), *fmt.flags(), *sort, "trie", "/dev/stdin", str(target)]
+    return [str(build_binary), *fmt.flags(), *sort, "trie", str(source), str(target)]
 
 
-def train(inputs, options, binaries, temp, log, arpa=None):
-    """lmplz piped into a build_binary per format, no multi-GB ARPA on disk (inputs: lmplz, build_binary, text;
-    options: lmplz_command's and sort_mb, a trie's -S; binaries: {format: path}; arpa: a path for a copy of the
-    ARPA text, or None; temp: temp_dir's); ({order: n-grams}, {tool: usage}, words read, orders given fallback
-    discounts), build_binary's usage as {format: usage}."""
+def train(inputs, options, binaries, temp, log, arpa=None, together=True):
+    """lmplz piped into a build_binary per format (inputs: lmplz, build_binary, text; options: lmplz_command's
+    and sort_mb, a trie's -S; binaries: {format: path}; arpa: a path for a copy of the ARPA text, or None;
+    temp: temp_dir's). Together, every format reads lmplz's stream at once and no ARPA text touches the disk;
+    otherwise the first does, and the others are built one after another from a copy of the ARPA text in the
+    job's temporary folder (lmgap.ngram.memory.builds_together). Returns ({order: n-grams}, {tool: usage},
+    words read, orders given fallback discounts), build_binary's usage as {format: usage}."""
     # The job's own folder, named by its host and process: another run, here or on another node
     # of a cluster, may share lmplz.temp_dir and train a model of the same name at the same time.
     # A killed job's folder on this host (its process gone) is removed, with the blocks it left.
-    order, text = options["order"], inputs["text"]
     host = f"{socket.gethostname()}-"
     remove_stale_siblings(temp, host)
-    root, tmpdir = Path(temp).parent, temporary_sibling(temp, host)
+    tmpdir = temporary_sibling(temp, host)
     try:
         tmpdir.mkdir(parents=True)
     except OSError as err:
@@ -77,34 +78,58 @@ def train(inputs, options, binaries, temp, log, arpa=None):
             f"cannot create lmplz's temporary folder {tmpdir}: {err.strerror}; set lmplz.temp_dir "
             "to a folder you can write to."
         ) from None
-    lmplz_cmd = lmplz_command(inputs["lmplz"], options, f"{tmpdir}/", text)
+    streamed = list(binaries) if together else list(binaries)[:1]
     try:
         # The binaries and the ARPA copy appear only when every tool succeeds.
         with contextlib.ExitStack() as stack:
             targets = {binary: stack.enter_context(atomic_path(path)) for binary, path in binaries.items()}
-            copy = stack.enter_context(atomic_open(arpa, "wb")) if arpa else None
-            # Their messages wait in the system's temporary folder, not in -T, which may be full.
+            copy = stack.enter_context(atomic_path(arpa)) if arpa else None
+            if copy is None and len(streamed) < len(binaries):
+                copy = tmpdir / "model.arpa"
+            job = _Job(inputs, options, targets, tmpdir, log)
+            counts, lmplz_text = job.stream(streamed, copy)
+            for binary in binaries:
+                if binary not in streamed:
+                    job.build(binary, copy)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    usage = {"lmplz": job.lmplz_usage, "build_binary": job.usage}
+    return counts, usage, unigram_tokens(lmplz_text), fallback_orders(lmplz_text)
+
+
+class _Job:
+    """A train job's tools: lmplz streaming into build_binaries, and build_binary reading a file; each one's
+    command in the log, its messages in the log once it ends, its failure an LmgapError that says why."""
+
+    def __init__(self, inputs, options, targets, tmpdir, log):
+        self.inputs, self.options, self.targets, self.tmpdir, self.log = inputs, options, targets, tmpdir, log
+        self.usage, self.lmplz_usage = {}, None
+
+    def _command(self, binary, source="/dev/stdin"):
+        sort_mb, prefix = self.options.get("sort_mb", 0), f"{self.tmpdir}/{binary}-"
+        return build_binary_command(self.inputs["build_binary"], binary, self.targets[binary], sort_mb, prefix, source)
+
+    def stream(self, streamed, copy):
+        """lmplz into the streamed formats' build_binary (and copy, a path, when given); (counts, lmplz's messages)."""
+        lmplz_cmd = lmplz_command(self.inputs["lmplz"], self.options, f"{self.tmpdir}/", self.inputs["text"])
+        commands = {binary: self._command(binary) for binary in streamed}
+        # The commands as a person would type them, -S included, to rerun or audit a model.
+        sinks = [f">({shlex.join(cmd)})" for cmd in commands.values()] + ([shlex.quote(str(copy))] if copy else [])
+        piped = shlex.join(commands[streamed[0]]) if len(sinks) == 1 else f"tee {' '.join(sinks)} > /dev/null"
+        self.log.write(f"{shlex.join(lmplz_cmd)} | {piped}\n")
+        self.log.flush()
+        # Their messages wait in the system's temporary folder, not in -T, which may be full.
+        with contextlib.ExitStack() as stack:
             lmplz_err = stack.enter_context(tempfile.TemporaryFile("w+"))
-            bb_errs = {binary: stack.enter_context(tempfile.TemporaryFile("w+")) for binary in binaries}
-            # build_binary reads the ARPA from its standard input (it reads a pipe in one pass).
-            bb_cmds = {
-                binary: build_binary_command(
-                    inputs["build_binary"], binary, target, options.get("sort_mb", 0), f"{tmpdir}/{binary}-"
-                )
-                for binary, target in targets.items()
-            }
-            # The commands as a person would type them, -S included, to rerun or audit a model.
-            tee = " | ".join(["tee " + " ".join(f">({shlex.join(cmd)})" for cmd in bb_cmds.values())])
-            piped = shlex.join(next(iter(bb_cmds.values()))) if len(bb_cmds) == 1 else tee + " > /dev/null"
-            log.write(f"{shlex.join(lmplz_cmd)} | {piped}\n")
-            log.flush()
+            errs = {binary: stack.enter_context(tempfile.TemporaryFile("w+")) for binary in streamed}
+            sink = stack.enter_context(open(copy, "wb")) if copy else None
             trainer = MeasuredProcess(lmplz_cmd, stdout=subprocess.PIPE, stderr=lmplz_err)
             binarisers = {
-                binary: MeasuredProcess(cmd, stdin=subprocess.PIPE, stdout=bb_errs[binary], stderr=subprocess.STDOUT)
-                for binary, cmd in bb_cmds.items()
+                binary: MeasuredProcess(cmd, stdin=subprocess.PIPE, stdout=errs[binary], stderr=subprocess.STDOUT)
+                for binary, cmd in commands.items()
             }
             try:
-                counts = relay_arpa(trainer.process.stdout, [b.process.stdin for b in binarisers.values()], copy)
+                counts = relay_arpa(trainer.process.stdout, [b.process.stdin for b in binarisers.values()], sink)
             finally:
                 trainer.process.stdout.close()
                 for binariser in binarisers.values():
@@ -112,30 +137,51 @@ def train(inputs, options, binaries, temp, log, arpa=None):
                 trainer.wait()
                 for binariser in binarisers.values():
                     binariser.wait()
-            for err in (lmplz_err, *bb_errs.values()):
-                err.seek(0)
+            lmplz_err.seek(0)
             lmplz_text = lmplz_err.read()
-            bb_texts = {binary: err.read() for binary, err in bb_errs.items()}
-            log.write(lmplz_text + "".join(bb_texts.values()))
-            # lmplz killed by SIGPIPE only means a build_binary stopped reading first.
-            if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
-                raise LmgapError(explain_lmplz_failure(lmplz_text, trainer.returncode, options, text, root, log.name))
-            for binary, binariser in binarisers.items():
-                if binariser.returncode or trainer.returncode or counts is None:
-                    bb_text = bb_texts[binary]
-                    if "No space left on device" in bb_text:
-                        raise LmgapError(
-                            f"build_binary ran out of disk space writing {binaries[binary]} or its temporary "
-                            f"files in {tmpdir}; free space there (lmplz.temp_dir sets the second)."
-                        )
-                    raise LmgapError(
-                        f"build_binary failed on the order-{order} model in {binary}; see {log.name}:\n"
-                        f"{stderr_tail(bb_text)}"
-                    )
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
-    usage = {"lmplz": trainer.usage, "build_binary": {binary: b.usage for binary, b in binarisers.items()}}
-    return counts, usage, unigram_tokens(lmplz_text), fallback_orders(lmplz_text)
+            texts = {}
+            for binary, err in errs.items():
+                err.seek(0)
+                texts[binary] = err.read()
+        self.log.write(lmplz_text + "".join(texts.values()))
+        self.lmplz_usage = trainer.usage
+        # lmplz killed by SIGPIPE only means a build_binary stopped reading first.
+        if trainer.returncode and trainer.returncode != -signal.SIGPIPE:
+            raise LmgapError(
+                explain_lmplz_failure(
+                    lmplz_text, trainer.returncode, self.options, self.inputs["text"], self.tmpdir.parent, self.log.name
+                )
+            )
+        for binary, binariser in binarisers.items():
+            self._check(binary, binariser, texts[binary], trainer.returncode or counts is None)
+        return counts, lmplz_text
+
+    def build(self, binary, source):
+        """build_binary of one format from the ARPA text in source."""
+        cmd = self._command(binary, source)
+        self.log.write(f"{shlex.join(cmd)}\n")
+        self.log.flush()
+        with tempfile.TemporaryFile("w+") as err:
+            binariser = MeasuredProcess(cmd, stdout=err, stderr=subprocess.STDOUT)
+            binariser.wait()
+            err.seek(0)
+            text = err.read()
+        self.log.write(text)
+        self._check(binary, binariser, text)
+
+    def _check(self, binary, binariser, text, failed=False):
+        self.usage[binary] = binariser.usage
+        if not (binariser.returncode or failed):
+            return
+        if "No space left on device" in text:
+            raise LmgapError(
+                f"build_binary ran out of disk space writing the {binary} model or its temporary files in "
+                f"{self.tmpdir}; free space there (lmplz.temp_dir sets the second)."
+            )
+        raise LmgapError(
+            f"build_binary failed on the order-{self.options['order']} model in {binary}; see {self.log.name}:\n"
+            f"{stderr_tail(text)}"
+        )
 
 
 def fallback_orders(lmplz_text):
