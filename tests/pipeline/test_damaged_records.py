@@ -97,3 +97,21 @@ def test_every_record_kind_damaged_is_named_and_its_fix_restores_the_tables(neur
     left = [name for name in RECORDS if name not in named and (work / name).read_text() == damaged[name]]
     assert named and not left, left
     assert tables(work) == before
+
+
+def test_a_text_cut_by_hand_at_a_line_end_is_named_and_its_fix_restores_the_tables(neural_run_copy):
+    work = neural_run_copy()
+    before = tables(work)
+    text = work / "results/text/dev-0.txt"
+    lines = text.read_text().splitlines(keepends=True)
+    text.write_text("".join(lines[: len(lines) // 2]))
+    done = run_pipeline(work, None, check=False)
+    said = done.stdout + done.stderr
+    assert done.returncode and "Traceback" not in said, said[-4000:]
+    assert re.search(r"results/text/dev-0\.txt is [\d,]+ bytes, but the job that wrote it wrote [\d,]+", said), said
+    assert f"Delete {'results/text/dev-0.txt'} and run the pipeline again" in said
+    # The tables of the run before stand meanwhile; the fix followed writes the text anew, and the tables back.
+    assert tables(work) == before
+    text.unlink()
+    run_pipeline(work, None)
+    assert tables(work) == before

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .atomic import atomic_path
 from .corpus.place import corpus_root
+from .corpus.textrecord import check_texts
 from .errors import LmgapError
 
 
@@ -19,6 +20,7 @@ def run(snakemake, main):
         sys.stderr = log
         try:
             try:
+                check_texts(getattr(snakemake, "input", ()))
                 main(log)
             except OSError as err:
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):

@@ -31,6 +31,8 @@ NEURAL_METRICS = {**METRICS, "family": str, "max_length": int, "stride": int, "b
 COUNTS = {"ngrams": [int], "training_text": {"lines": int, "words": int, "tokens": int}, "fallback_discounts?": list}
 TOOL_USAGE = {"seconds": NUMBER, "cpu_seconds": NUMBER, "peak_rss_mb": NUMBER}
 USAGE = {"lmplz": TOOL_USAGE, "build_binary": TOOL_USAGE, "memory?": dict, "job?": dict}
+# results/text/{split}.json, each text's own (lmgap.corpus.textrecord).
+TEXT_RECORD = {"bytes": int, "lines": int, "sha256": str}
 # results/text/vocabulary.json (lmgap.corpus.vocabulary).
 VOCABULARY = {"words": int, "training_words": int, "added_by": dict}
 # results/neural/{name}/training.json of a causal model (lmgap.neural.train).
@@ -111,17 +113,3 @@ def read_metrics(path):
     if fault:
         raise DamagedRecord(path, fault)
     return record
-
-
-def read_arrays(path, names):
-    """{name: array} of a .npz record of the pipeline's (lmgap.gap.candidate_sets, lmgap.gap.predict); a
-    damaged one, or one without these arrays, is named, with the fix."""
-    import zipfile
-
-    import numpy as np
-
-    try:
-        with np.load(path) as saved:
-            return {name: saved[name] for name in names}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-        raise DamagedRecord(path, f"{type(err).__name__}: {err}") from None

@@ -11,6 +11,7 @@ from lmgap.corpus.fetch import required_files
 from lmgap.corpus.place import CLONE_DIR
 from lmgap.corpus.place import corpus_root as lmgap_corpus_root
 from lmgap.corpus.rebuild import header_path
+from lmgap.corpus.textrecord import record_path as text_record_path
 from lmgap.errors import LmgapError
 from lmgap.files import read_json
 from lmgap.gap.candidates import index_memory_mb, workers_within
@@ -334,6 +335,11 @@ def kenlm_python_for(wildcards):
 
 
 # The corpus: where it is read from and which of its files a run needs (corpus.smk).
+def text_record(text):
+    """The record beside a text the pipeline writes (results/text/dev-0.json for dev-0.txt)."""
+    return str(text_record_path(text))
+
+
 def corpus_root():
     return lmgap_corpus_root(config["corpus"])
 

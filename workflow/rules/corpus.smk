@@ -72,6 +72,8 @@ rule rebuild_text:
         fingerprint=split_fingerprint,
     output:
         text=SPLIT_TEXT,
+        # Its size and digest, which every job that reads the text checks (lmgap.corpus.textrecord).
+        record=text_record(SPLIT_TEXT),
     log:
         "logs/rebuild_text/{split}.log",
     benchmark:

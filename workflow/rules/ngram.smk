@@ -12,6 +12,7 @@ rule sample_training_text:
         fingerprint=split_fingerprint,
     output:
         text=FRACTION_TEXT,
+        record=text_record(FRACTION_TEXT),
     log:
         "logs/sample_training_text/{split}-frac{fraction}.log",
     conda:

@@ -4,7 +4,7 @@
 import numpy as np
 
 from ..atomic import atomic_open
-from ..shapes import read_arrays
+from ..arrays import read_arrays
 
 
 class CandidateSets:

@@ -7,7 +7,8 @@ import numpy as np
 
 from ..corpus.rebuild import read_contexts
 from ..files import DamagedRecord
-from ..shapes import COVERAGE, read_arrays, read_record
+from ..arrays import read_arrays
+from ..shapes import COVERAGE, read_record
 from .candidate_sets import CandidateSets
 from .coverage import evidence, share
 from .heldout import read_gap_words, read_heldout
