@@ -8,7 +8,7 @@ from ..ngram.formats import split_format
 from ..shapes import USAGE, read_metrics, read_record
 from ..tsv import BENCHMARK, read_tsv
 from .perplexity import TABLE as PERPLEXITY
-from .perplexity import model_columns, without_formats
+from .perplexity import model_columns, several_formats
 from .table import Column, Table
 
 
@@ -172,7 +172,7 @@ def cost_rows(metrics, files, settings):
                 "query_peak_rss_mb": peak_mb([q["rss"] for q in queries]),
             }
         )
-    return TABLE.frame(sorted(without_formats(rows), key=_model_order))
+    return TABLE.frame(sorted(rows, key=_model_order), optional=several_formats(rows))
 
 
 def neural_costs(name, splits, tokens, files, settings):

@@ -279,18 +279,13 @@ def load_metrics(metric_paths, vocabulary, files, settings):
             else [column.name]
         )
     ]
-    return TABLE.frame(sorted(without_formats(rows), key=_model_order), columns)
+    return TABLE.frame(sorted(rows, key=_model_order), columns, several_formats(rows))
 
 
-def without_formats(rows):
-    """The rows, their format columns (optional) emptied when every model is KenLM's default probing one."""
-    if any(row.get("format", PROBING) != PROBING for row in rows):
-        return rows
-    return [{key: value for key, value in row.items() if key not in FORMAT_COLUMNS} for row in rows]
-
-
-# What only a run of several binary formats shows (perplexity.tsv's and cost.tsv's optional columns).
-FORMAT_COLUMNS = ("format", "load_seconds", "query_peak_rss_mb")
+def several_formats(rows):
+    """Whether a model of the rows is in another binary format than KenLM's default: only then do
+    perplexity.tsv and cost.tsv have their optional, format columns."""
+    return any(row.get("format", PROBING) != PROBING for row in rows)
 
 
 def _model_order(row):

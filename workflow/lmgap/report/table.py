@@ -27,7 +27,7 @@ class Column:
     integer: bool = False  # written as an integer though a missing value makes it a float
     noted: bool = True  # the Markdown note defines it
     per_split: bool = False  # a Markdown column for each scored split
-    optional: bool = False  # written only where some row has a value (a binary format's figures)
+    optional: bool = False  # written only when the table's writer asks for it (a binary format's figures)
 
     def markdown_cell(self, row):
         """The Markdown cell of a row (a {column: value} dict)."""
@@ -84,13 +84,13 @@ class Table:
         """The definitions for the report's caption, in reStructuredText: (name, sentence) pairs."""
         return [(f"``{name}``", text.replace("`", "``")) for name, text in self.definitions.items()]
 
-    def frame(self, records, columns=None):
+    def frame(self, records, columns=None, optional=False):
         """The table's frame of dict records, in their order; columns: the .tsv's, when not the
-        declared ones. A column declared integer keeps whole numbers where some are missing."""
-        frame = pd.DataFrame(records, columns=list(columns or self.definitions))
-        # An optional column no row fills is left out, so that tables without it keep their bytes.
-        empty = [name for name in frame.columns if self.column(name).optional and frame[name].isna().all()]
-        frame = frame.drop(columns=empty)
+        declared ones; optional: whether the optional columns are written (left out, a table keeps the
+        bytes it had before they existed). A column declared integer keeps whole numbers where some
+        are missing."""
+        names = [name for name in columns or self.definitions if optional or not self.column(name).optional]
+        frame = pd.DataFrame(records, columns=names)
         for name in frame.columns:
             if self.column(name).integer:
                 frame[name] = frame[name].astype("Int64")
