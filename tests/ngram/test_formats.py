@@ -9,7 +9,7 @@ import pytest
 
 from lmgap.errors import LmgapError
 from lmgap.ngram.formats import format_settings, parse_format, split_format
-from lmgap.ngram.run import train
+from lmgap.ngram.run import build_binary_command, train
 
 # build_binary's estimate lines, in its order (the second is -r's rest costs, which we do not offer).
 ESTIMATED = ("probing-p{p}", None, "trie", "trie-q{q}b{b}", "trie-a{a}", "trie-q{q}b{b}-a{a}")
@@ -64,12 +64,31 @@ def test_every_format_is_the_size_build_binary_estimates(kenlm_bin, tmp_path, co
 
 
 def test_names_are_canonical_and_give_build_binarys_flags():
-    assert parse_format("probing").arguments() == []
+    def command(binary):
+        return build_binary_command("bb", binary, "out", 64, "tmp/", "in.arpa")
+
+    assert command("probing") == ["bb", "in.arpa", "out"]
     assert parse_format("probing-p1.5").name == "probing"
-    assert parse_format("probing-p1.20").arguments() == ["-p", "1.2"]
-    assert parse_format("trie").arguments() == ["trie"]
+    assert command("probing-p1.20") == ["bb", "-p", "1.2", "in.arpa", "out"]
+    # A trie always sorts within -S, through -T (build_binary's own default is 80% of the machine's memory).
+    assert command("trie") == ["bb", "-S", "64M", "-T", "tmp/", "trie", "in.arpa", "out"]
     assert parse_format("trie-q8").name == "trie-q8b8"
-    assert parse_format("trie-q8b4-a22").arguments() == ["-q", "8", "-b", "4", "-a", "22", "trie"]
+    assert command("trie-q8b4-a22") == [
+        "bb",
+        "-q",
+        "8",
+        "-b",
+        "4",
+        "-a",
+        "22",
+        "-S",
+        "64M",
+        "-T",
+        "tmp/",
+        "trie",
+        "in.arpa",
+        "out",
+    ]
     assert parse_format("trie-a0").suffix == "-trie-a0"
     assert parse_format("probing").suffix == ""
     # One format twice, the default first.

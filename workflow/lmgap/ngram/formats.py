@@ -64,10 +64,6 @@ class Format:
         flags = ["-q", str(self.prob_bits), "-b", str(self.backoff_bits)] if self.quantised else []
         return flags + (["-a", str(self.pointer_bits)] if self.pointer_bits is not None else [])
 
-    def arguments(self):
-        """build_binary's arguments before the input and output files (its type is probing unless named)."""
-        return self.flags() + (["trie"] if self.structure != PROBING else [])
-
     def model_bytes(self, counts):
         """The model's bytes for counts[k - 1] distinct k-grams, as build_binary estimates them."""
         if self.structure == PROBING:
@@ -116,14 +112,15 @@ def gap_format(setting, formats):
     return name
 
 
-_SUFFIX = re.compile(r"-(probing-p[0-9.]+|trie(-q[0-9]+b[0-9]+)?(-a[0-9]+)?)$")
-
-
 def split_format(model):
     """(the name of the training a model's binary was built from, its format's name): `o5-trie-q8b8` is
-    (`o5`, `trie-q8b8`), `o5` is (`o5`, `probing`)."""
-    match = _SUFFIX.search(model)
-    return (model[: match.start()], match.group(1)) if match else (model, PROBING)
+    (`o5`, `trie-q8b8`), `o5` is (`o5`, `probing`). A format's name comes last and starts `trie` or
+    `probing`, which no other part of a model's name does (lmgap.models.model_name)."""
+    for structure in ("trie", PROBING):
+        at = model.find(f"-{structure}")
+        if at >= 0:
+            return model[:at], parse_format(model[at + 1 :]).name
+    return model, PROBING
 
 
 def probing_bytes(counts, multiplier=PROBING_MULTIPLIER):

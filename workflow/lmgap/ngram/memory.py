@@ -4,7 +4,6 @@ estimated n-gram counts, lmplz's -S and vocabulary (docs/running.md; measured in
 import functools
 import os
 
-
 from ..errors import LmgapError
 from .formats import PROBING, parse_format
 
