@@ -15,7 +15,7 @@ from lmgap.scriptio import run
 
 
 def job(tmp_path):
-    return SimpleNamespace(log=[str(tmp_path / "job.log")], rule="perplexity_table", output=[])
+    return SimpleNamespace(log=[str(tmp_path / "job.log")], rule="perplexity_table", input=[], output=[])
 
 
 def test_a_damaged_record_is_named_with_the_fix_in_one_line(tmp_path, capsys):

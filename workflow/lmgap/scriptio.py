@@ -20,7 +20,7 @@ def run(snakemake, main):
         sys.stderr = log
         try:
             try:
-                check_texts(getattr(snakemake, "input", ()))
+                check_texts(snakemake.input)
                 main(log)
             except OSError as err:
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):
