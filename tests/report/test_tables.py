@@ -80,7 +80,7 @@ def test_a_padded_model_prices_an_oov_as_its_unk_and_an_unpadded_one_as_an_unkno
     # each): the unpadded one's OOV gets 1/1,000 of `<unk>` (log10 -3), the padded one's `<unk>`
     # already is one word's (lmplz --vocab_pad 1,008: the run's words and `</s>`).
     sums = {"sentences": 10, "tokens": 100, "oovs": 5, "log10_prob": -200.0, "log10_prob_oov": -20.0}
-    files = {name: str(tmp_path / "{model}" / name) for name in ("counts", "binary", "record")}
+    files = {kind: {model: str(tmp_path / model / kind) for model in ("o3", "o3-pad")} for kind in ("counts", "binary")}
     metrics = []
     for model, pad in (("o3", 0), ("o3-pad", 1008)):
         (tmp_path / model).mkdir()

@@ -50,12 +50,6 @@ def read_table_record(path, read):
         raise DamagedRecord(path, f"{type(err).__name__}: {err}") from None
 
 
-def model_file(pattern, model, split=None, **wildcards):
-    """A model's file (on a split) from its rule's path pattern, with {model} or {neural} and other
-    wildcards: the tables join a record to its model's other files by the names it gives."""
-    return pattern.format(model=model, neural=model, split=split, **wildcards)
-
-
 def count_text_lines(handle):
     """The lines of a binary stream as a reader takes them: a last line without its end counts."""
     lines, last = 0, b"\n"

@@ -16,6 +16,7 @@ from lmgap.errors import LmgapError
 from lmgap.files import read_json
 from lmgap.gap.candidates import index_memory_mb, workers_within
 from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, STATS, GapSystems
+from lmgap.keyed import split_keyed
 from lmgap.machine import default_budget_mb, physical_memory_mb
 from lmgap.models import FRACTION_TEXT, SPLIT_TEXT
 from lmgap.models import interpolate_settings, models_from_config, prune_settings, trainings_of
@@ -28,7 +29,7 @@ from lmgap.ngram.memory import text_mb, text_tokens, train_job_mb
 from lmgap.report.comparison import TABLE as COMPARISON_TABLE
 from lmgap.report.cost import TABLE as COST_TABLE
 from lmgap.report.documents import DECADES_TABLE, HARDEST_TABLE
-from lmgap.report.gap import TABLE as GAP_TABLE, timing_file
+from lmgap.report.gap import TABLE as GAP_TABLE
 from lmgap.report.perplexity import TABLE as PERPLEXITY_TABLE
 
 # Each rule's params give its script's code by content (`code=script_code(rule)`): an edit reruns
@@ -529,7 +530,6 @@ def neural_settings():
     lmgap.report.perplexity.load_metrics)."""
     return {
         name: {
-            "folder": neural_model_dir(name),
             "trained": entry["source"] == "train",
             "train_fraction": (entry["train"]["train_fraction"] if entry["source"] == "train" else None),
         }
@@ -588,20 +588,65 @@ TRAINING_CODE = {"causal": script_code("train_neural"), "cloze": script_code("tr
 # provenance record keeps (tables.smk).
 
 
-def model_file_patterns():
-    """The patterns of each model's files the tables read, which lmgap.files.model_file fills in
-    with a record's model and split (strings: a rule's path objects do not pickle into params)."""
-    return {
-        "counts": str(rules.install_model.output.counts),
-        "binary": str(rules.install_model.output.binary),
-        "usage": str(rules.install_model.output.usage),
-        "train": str(rules.train.benchmark),
-        "query": str(rules.query.benchmark),
-        "documents": str(rules.query.output.documents),
-        "record": NEURAL_FILES["record"],
-        **NEURAL_BENCHMARKS,
-        "neural_documents": NEURAL_SCORES["documents"],
+def keyed(pattern, keys, *wildcards):
+    """{key: pattern with each of the key's parts as its wildcard of that name} (a key of one part
+    a string, of several a tuple)."""
+    return {key: str(pattern).format(**dict(zip(wildcards, key if isinstance(key, tuple) else (key,)))) for key in keys}
+
+
+def model_table_files(*kinds):
+    """What perplexity_table and cost_table read of each model beyond its metrics records (which name
+    their model and split): {kind: {key: path}} of the kinds."""
+    models, scored = sorted(MODELS), [(model, split) for model in sorted(MODELS) for split in config["eval_splits"]]
+    files = {
+        "counts": keyed(rules.install_model.output.counts, models, "model"),
+        "binary": keyed(rules.install_model.output.binary, models, "model"),
+        "usage": keyed(rules.install_model.output.usage, models, "model"),
+        "train": keyed(rules.train.benchmark, sorted(TRAININGS), "model"),
+        "query": keyed(rules.query.benchmark, scored, "model", "split"),
+        "records": keyed(NEURAL_FILES["record"], CAUSAL_TRAINED, "neural"),
+        "folders": {name: neural_model_dir(name) for name in NEURAL_CAUSAL},
+        "train_neural": keyed(NEURAL_BENCHMARKS["train_neural"], CAUSAL_TRAINED, "neural"),
+        "score_neural": keyed(
+            NEURAL_BENCHMARKS["score_neural"],
+            [(name, split) for name in NEURAL_CAUSAL for split in config["eval_splits"]],
+            "neural",
+            "split",
+        ),
     }
+    return {kind: files[kind] for kind in kinds}
+
+
+def scored_documents():
+    """{(model, split): its per-document scores} of every model on every scored split, n-gram or
+    neural (comparison_table)."""
+    splits = config["eval_splits"]
+    return {
+        **keyed(rules.query.output.documents, [(m, s) for m in sorted(MODELS) for s in splits], "model", "split"),
+        **keyed(NEURAL_SCORES["documents"], [(n, s) for n in NEURAL_CAUSAL for s in splits], "neural", "split"),
+    }
+
+
+# What each table job reads beyond its own named inputs, by key: functions, as the rules whose
+# files they name are defined after this file.
+TABLE_FILES = {
+    "perplexity_table": lambda: model_table_files("counts", "binary", "records", "folders"),
+    "cost_table": lambda: model_table_files(
+        "counts", "binary", "records", "folders", "usage", "train", "query", "train_neural", "score_neural"
+    ),
+    "comparison_table": lambda: {"documents": scored_documents()},
+    "gap_table": lambda: gap_table_files(),
+}
+
+
+def table_inputs(job):
+    """A table rule's named inputs: the files of TABLE_FILES[job], a list per kind (lmgap.keyed)."""
+    return split_keyed(TABLE_FILES[job]())[0]
+
+
+def table_keys(job):
+    """A table rule's keys param: the key of each file of table_inputs(job), in the same order."""
+    return split_keyed(TABLE_FILES[job]())[1]
 
 
 # The plots, each named by its file and its report caption (rule plots).
@@ -751,33 +796,34 @@ def blend_inputs(wildcards):
     return {"outs": [f["out"] for f in files], "fit": [f["fit"] for f in files]}
 
 
-def gap_table_patterns():
-    """The path patterns of the files gap_table reads (see lmgap.report.gap.write_model_tables)."""
-    return {
-        "metrics": str(rules.gap_evaluate.output.metrics),
-        "stats": STATS,
-        "coverage": str(rules.gap_candidates.output.coverage),
-        "weights": str(rules.gap_blend.output.weights),
-        "timings": {
-            "ngram": str(rules.gap_logprobs.benchmark),
-            "document": str(rules.gap_document.benchmark),
-            "causal": str(rules.gap_neural.benchmark),
-            "masked": str(rules.gap_masked.benchmark),
-            "cloze": str(rules.gap_cloze.benchmark),
-        },
-    }
+# The benchmark of each family's scoring job (a neural model's by its kind); the blend and the
+# baseline have no job of their own timed, and an n-gram's one job scores both contexts.
+GAP_TIMINGS = {
+    "ngram": lambda: rules.gap_logprobs.benchmark,
+    "document": lambda: rules.gap_document.benchmark,
+    "causal": lambda: rules.gap_neural.benchmark,
+    "masked": lambda: rules.gap_masked.benchmark,
+    "cloze": lambda: rules.gap_cloze.benchmark,
+}
 
 
-def gap_table_inputs(wildcards):
-    """gap_table's inputs: the files of gap_table_patterns() for every system and scored split."""
-    files, splits, systems = gap_table_patterns(), config["eval_splits"], GAP_SYSTEMS.all()
-    timings = (timing_file(s.described(), split, files["timings"]) for s in systems for split in splits)
+def gap_table_files():
+    """What gap_table reads: {kind: {key: path}}, keyed by (system, split) or split (lmgap.keyed)."""
+    splits, systems = config["eval_splits"], GAP_SYSTEMS.all()
+    scored = [(system.name, split) for system in systems for split in splits]
+    timed = {}
+    for system in systems:
+        pattern = GAP_TIMINGS.get(system.kind or system.family)
+        for split in splits if pattern else []:
+            timed[system.name, split] = str(pattern()).format(
+                model=system.model, neural=system.model, context=system.context, split=split
+            )
     return {
-        "metrics": [files["metrics"].format(system=s.name, split=split) for s in systems for split in splits],
-        "stats": [s.stats(split) for s in systems for split in splits],
-        "coverage": expand(files["coverage"], split=splits),
-        "weights": expand(files["weights"], split=splits) if GAP_SYSTEMS.blend() else [],
-        "timings": list(dict.fromkeys(path for path in timings if path)),
+        "metrics": keyed(rules.gap_evaluate.output.metrics, scored, "system", "split"),
+        "stats": keyed(STATS, scored, "system", "split"),
+        "timings": timed,
+        "coverage": keyed(rules.gap_candidates.output.coverage, splits, "split"),
+        "weights": keyed(rules.gap_blend.output.weights, splits if GAP_SYSTEMS.blend() else [], "split"),
     }
 
 

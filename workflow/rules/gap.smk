@@ -339,7 +339,7 @@ rule gap_submission:
 
 rule gap_table:
     input:
-        unpack(gap_table_inputs),
+        **table_inputs("gap_table"),
         **FINGERPRINTS["gap_table"],
         submissions=expand(
             SYSTEM_OUT,
@@ -359,7 +359,8 @@ rule gap_table:
     params:
         code=script_code("gap_table"),
         systems={system.name: system.described() for system in GAP_SYSTEMS.all()},
-        files=gap_table_patterns(),
+        # The system and split of each file of each input list (lmgap.keyed).
+        input_keys=table_keys("gap_table"),
         settings={
             "splits": config["eval_splits"],
             "blend": GAP_SYSTEMS.blend() is not None,

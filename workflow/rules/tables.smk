@@ -12,10 +12,8 @@ localrules:
 rule perplexity_table:
     input:
         **FINGERPRINTS["perplexity_table"],
+        **table_inputs("perplexity_table"),
         metrics=scored_outputs("metrics"),
-        counts=expand(rules.install_model.output.counts, model=sorted(MODELS)),
-        binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
-        neural=neural_records(),
         vocabulary=rules.vocabulary.output.vocabulary,
     output:
         **staged_outputs("perplexity_table"),
@@ -25,9 +23,9 @@ rule perplexity_table:
         "../../envs/python.yaml"
     params:
         code=script_code("perplexity_table"),
-        # Where the model each metrics record names keeps its other files; lmplz.discount_fallback,
+        # The model (and split) of each file of each input list (lmgap.keyed); lmplz.discount_fallback,
         # a setting of every n-gram model, which its score's record leaves out (see folder_options).
-        files=model_file_patterns(),
+        input_keys=table_keys("perplexity_table"),
         settings={"discount_fallback": config["lmplz"]["discount_fallback"], "neural": neural_settings()},
     script:
         "../scripts/perplexity_table.py"
@@ -36,15 +34,8 @@ rule perplexity_table:
 rule cost_table:
     input:
         **FINGERPRINTS["cost_table"],
-        train=expand(rules.train.benchmark, model=sorted(TRAININGS)),
-        usage=expand(rules.install_model.output.usage, model=sorted(MODELS)),
-        query=expand(rules.query.benchmark, model=sorted(MODELS), split=config["eval_splits"]),
-        binary=expand(rules.install_model.output.binary, model=sorted(MODELS)),
-        counts=rules.perplexity_table.input.counts,
+        **table_inputs("cost_table"),
         metrics=rules.perplexity_table.input.metrics,
-        neural_train=expand(NEURAL_BENCHMARKS["train_neural"], neural=CAUSAL_TRAINED),
-        neural_score=expand(NEURAL_BENCHMARKS["score_neural"], neural=NEURAL_CAUSAL, split=config["eval_splits"]),
-        neural=neural_records(),
     output:
         **staged_outputs("cost_table"),
     log:
@@ -53,7 +44,7 @@ rule cost_table:
         "../../envs/python.yaml"
     params:
         code=script_code("cost_table"),
-        files=model_file_patterns(),
+        input_keys=table_keys("cost_table"),
         settings=rules.perplexity_table.params.settings,
     script:
         "../scripts/cost_table.py"
@@ -62,8 +53,8 @@ rule cost_table:
 rule comparison_table:
     input:
         **FINGERPRINTS["comparison_table"],
+        **table_inputs("comparison_table"),
         table=rules.perplexity_table.output.tsv,
-        documents=scored_outputs("documents"),
     output:
         **staged_outputs("comparison_table"),
     log:
@@ -77,7 +68,7 @@ rule comparison_table:
         code=script_code("comparison_table"),
         models=MODELS,
         neural=compared_neural(),
-        files=model_file_patterns(),
+        input_keys=table_keys("comparison_table"),
         settings={"splits": config["eval_splits"], **config["comparison"]},
     script:
         "../scripts/comparison_table.py"

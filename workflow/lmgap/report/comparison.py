@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..corpus.vocabulary import oov_price
 from ..errors import LmgapError
-from ..files import model_file
+from ..keyed import join_keyed
 from ..ngram.formats import PROBING
 from ..tsv import read_tsv
 from .scores import read_scores
@@ -259,14 +259,12 @@ TABLE = Table(
 
 
 def write_comparison(inputs, params, outputs):
-    """comparison.tsv and .md for every pair on every scored split. inputs: table (perplexity.tsv); params: models
-    (n-grams), neural, files (documents, neural_documents), settings (splits, resamples, seed); outputs: tsv, md."""
-    models, neural, files, settings = params["models"], params["neural"], params["files"], params["settings"]
+    """comparison.tsv and .md for every pair on every scored split. inputs: table (perplexity.tsv), documents
+    (each model's per-document scores on each split); params: models (n-grams), neural, input_keys (the model and
+    split of each documents file: lmgap.keyed), settings (splits, resamples, seed); outputs: tsv, md."""
+    models, neural, settings = params["models"], params["neural"], params["settings"]
     splits, resamples, seed = settings["splits"], settings["resamples"], settings["seed"]
-    patterns = {**dict.fromkeys(models, files["documents"]), **dict.fromkeys(neural, files["neural_documents"])}
-    documents = {
-        (model, split): model_file(pattern, model, split) for model, pattern in patterns.items() for split in splits
-    }
+    documents = join_keyed(inputs, params["input_keys"])["documents"]
     # Its shape checked (the columns read below), then its rows as text, the figures as written.
     read_tsv(inputs["table"], ("model", "split", "sentences", PERPLEXITY), exact=False, text=("model", "split"))
     with open(inputs["table"], newline="") as handle:

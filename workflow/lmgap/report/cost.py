@@ -3,7 +3,7 @@ and the train jobs' usage records."""
 
 import math
 
-from ..files import model_file
+from ..keyed import join_keyed
 from ..ngram.formats import split_format
 from ..shapes import USAGE, read_metrics, read_record
 from ..tsv import BENCHMARK, read_tsv
@@ -134,7 +134,8 @@ def peak_mb(values):
 
 def cost_rows(metrics, files, settings):
     """One row per model of the metrics records (a record per model and scored split); files and settings as
-    load_metrics takes them, files with the patterns of the benchmarks and usage records too."""
+    load_metrics takes them, files with the benchmarks (train by training, query and score_neural by model and
+    split) and usage records too."""
     scored, rows = {}, []
     for record in metrics:
         scored.setdefault(record["model"], []).append(record)
@@ -146,9 +147,9 @@ def cost_rows(metrics, files, settings):
             rows.append(own | neural_costs(name, splits, tokens, files, settings["neural"][name]))
             continue
         # Every format of a model is built by its training's one job (lmgap.models.trainings_of).
-        job = read_benchmark(model_file(files["train"], split_format(name)[0]))
-        usage = read_record(model_file(files["usage"], name), USAGE)
-        queries = [read_benchmark(model_file(files["query"], name, split)) for split in splits]
+        job = read_benchmark(files["train"][split_format(name)[0]])
+        usage = read_record(files["usage"][name], USAGE)
+        queries = [read_benchmark(files["query"][name, split]) for split in splits]
         query_seconds = sum(q["s"] for q in queries)
         rows.append(
             {
@@ -177,8 +178,8 @@ def cost_rows(metrics, files, settings):
 
 def neural_costs(name, splits, tokens, files, settings):
     """A neural model's timings: its training job's (where the pipeline trained it) and scoring's."""
-    job = read_benchmark(model_file(files["train_neural"], name)) if settings["trained"] else None
-    scores = [read_benchmark(model_file(files["score_neural"], name, split)) for split in splits]
+    job = read_benchmark(files["train_neural"][name]) if settings["trained"] else None
+    scores = [read_benchmark(files["score_neural"][name, split]) for split in splits]
     score_seconds = sum(q["s"] for q in scores)
     return {
         "train_job_seconds": job["s"] if job else None,
@@ -195,9 +196,10 @@ def _model_order(row):
 
 
 def write_cost_tables(inputs, params, outputs):
-    """cost.tsv and .md from inputs' metrics; params: files, settings (see cost_rows); outputs: tsv, md."""
+    """cost.tsv and .md from inputs' metrics and files; params: input_keys (lmgap.keyed), settings (see cost_rows);
+    outputs: tsv, md."""
     records = [read_metrics(path) for path in inputs["metrics"]]
-    rows = cost_rows(records, params["files"], params["settings"])
+    rows = cost_rows(records, join_keyed(inputs, params["input_keys"]), params["settings"])
     splits = dict.fromkeys(record["split"] for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"
     opening = "Definitions (every figure is in `cost.tsv`; timings vary from run to run):"

@@ -2,7 +2,7 @@
 
 import math
 
-from ..files import model_file
+from ..keyed import join_keyed
 from ..gap.blend import describe_weights
 from ..gap.coverage import describe
 from ..gap.geval import DEFAULT_BITS, metric_names
@@ -132,21 +132,13 @@ def p0_method(system, coverage, base):
     }[system.get("kind") or system["family"]]
 
 
-def timing_file(system, split, patterns):
-    """The benchmark of a system's scoring job on a split (patterns by family or a neural model's kind), or None
-    where no job of its own is timed (the blend, the baseline); the n-grams' job scores both contexts."""
-    pattern = patterns.get(system.get("kind") or system["family"])
-    if pattern is None:
-        return None
-    return model_file(pattern, system["model"], split, context=system["context"])
-
-
 def gap_row(name, system, split, files, method):
     """One row: metrics and candidate recall from the evaluation, counts and p0 from the predictions, the
-    seconds of its scoring job. system: {"model", "family", "order", "context"}; files: as write_model_tables'."""
-    evaluated = read_record(files["metrics"].format(system=name, split=split), GAP_METRICS)
-    stats = read_record(files["stats"].format(system=name, split=split), GAP_STATS)
-    timed = timing_file(system, split, files["timings"])
+    seconds of its scoring job (none for the blend and the baseline, which have no job of their own timed).
+    system: {"model", "family", "order", "context"}; files: as write_model_tables joins them."""
+    evaluated = read_record(files["metrics"][name, split], GAP_METRICS)
+    stats = read_record(files["stats"][name, split], GAP_STATS)
+    timed = files["timings"].get((name, split))
     log_loss, likelihood, perplexity = metric_names(DEFAULT_BITS)
     metrics = evaluated["metrics"]
     return {
@@ -175,12 +167,13 @@ def _gap_order(row):
     return (row["split"], FAMILY_ORDER[row["family"]], row["order"] or 0, CONTEXT_ORDER[row["context"]], row["model"])
 
 
-def write_model_tables(params, outputs):
-    """gap.tsv and .md. params: systems ({name: System.described()}), files (patterns of metrics, stats, coverage,
-    weights, and timings: {family or kind: pattern}), settings (splits, blend, base, top_k)."""
-    systems, files, settings = params["systems"], params["files"], params["settings"]
-    splits = settings["splits"]
-    tables = {split: read_record(files["coverage"].format(split=split), COVERAGE)["coverage"] for split in splits}
+def write_model_tables(inputs, params, outputs):
+    """gap.tsv and .md. inputs: metrics, stats and timings (by system and split), coverage and weights (by
+    split); params: systems ({name: System.described()}), input_keys (of each input: lmgap.keyed), settings (splits,
+    blend, base, top_k)."""
+    systems, settings = params["systems"], params["settings"]
+    files, splits = join_keyed(inputs, params["input_keys"]), settings["splits"]
+    tables = {split: read_record(files["coverage"][split], COVERAGE)["coverage"] for split in splits}
     records = [
         gap_row(name, system, split, files, p0_method(system, tables[split], settings["base"]))
         for name, system in systems.items()
@@ -192,9 +185,7 @@ def write_model_tables(params, outputs):
     for row in rows.to_dict("records"):
         name = f"`{row['model']}`" if row["context"] != "left" else f"`{row['model']}` (left)"
         methods.setdefault(row["p0_method"], {})[name] = None
-    blends = [
-        (split, read_record(files["weights"].format(split=split), WEIGHTS)) for split in splits if settings["blend"]
-    ]
+    blends = [(split, read_record(files["weights"][split], WEIGHTS)) for split in splits if settings["blend"]]
     markdown = TABLE.markdown(
         rows,
         f"Word-gap prediction, scored as GEval scores the challenge ({2**DEFAULT_BITS:,} hash buckets)",

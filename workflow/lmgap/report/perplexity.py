@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..corpus.vocabulary import check_padding, oov_price, unknown_words
-from ..files import model_file
+from ..keyed import join_keyed
 from ..shapes import COUNTS, TRAINING, VOCABULARY, read_metrics, read_record
 from ..neural.files import parameter_count, weights_bytes
 from ..ngram.formats import PROBING
@@ -214,24 +214,24 @@ def model_columns(record, files, settings):
     name = record["model"]
     if record.get("family") == "neural":
         neural = settings["neural"][name]
-        training = read_record(model_file(files["record"], name), TRAINING) if neural["trained"] else None
+        training = read_record(files["records"][name], TRAINING) if neural["trained"] else None
         return {
             "family": "neural",
             "train_fraction": neural["train_fraction"],
             "train_tokens": training["training_text"]["tokens"] if training else None,
             # cost.tsv's alone: subword tokens through the optimizer per second of training.
             "train_tokens_per_second": training["train_tokens_per_second"] if training else None,
-            "binary_bytes": weights_bytes(neural["folder"]),
-            "parameters": parameter_count(neural["folder"]),
+            "binary_bytes": weights_bytes(files["folders"][name]),
+            "parameters": parameter_count(files["folders"][name]),
             "model": name,
         }
-    counts = read_record(model_file(files["counts"], name), COUNTS)
+    counts = read_record(files["counts"][name], COUNTS)
     return {
         "family": "ngram",
         "order": record["order"],
         "train_fraction": record["train_fraction"],
         "train_tokens": counts["training_text"]["tokens"],
-        "binary_bytes": Path(model_file(files["binary"], name)).stat().st_size,
+        "binary_bytes": Path(files["binary"][name]).stat().st_size,
         "prune": " ".join(str(v) for v in record["prune"]) or "none",
         # Absent from the records of models with KenLM's default (lmgap.models.models_from_config).
         "interpolate_unigrams": record.get("interpolate_unigrams", True),
@@ -243,15 +243,16 @@ def model_columns(record, files, settings):
 
 
 def load_metrics(metric_paths, vocabulary, files, settings):
-    """A sorted row per (model, split) of the metrics records; vocabulary: the run's V in words; files: the
-    patterns of counts, binary, record (training.json); settings: discount_fallback, neural (see neural_settings)."""
+    """A sorted row per (model, split) of the metrics records; vocabulary: the run's V in words; files: {kind:
+    {model: path}} of counts, binary, records (training.json) and folders (a neural model's); settings:
+    discount_fallback, neural (see neural_settings)."""
     rows = []
     for path in metric_paths:
         record = read_metrics(path)
         own = model_columns(record, files, settings)
         if own["family"] == "ngram":
             # Its n-grams, and the words of the run's vocabulary it does not know.
-            ngrams = read_record(model_file(files["counts"], record["model"]), COUNTS)["ngrams"]
+            ngrams = read_record(files["counts"][record["model"]], COUNTS)["ngrams"]
             unknown = unknown_words(vocabulary, ngrams[0])
             check_padding(own.get("vocab_pad"), vocabulary, record["model"])
             own |= {"vocabulary": vocabulary - unknown, "unknown_words": unknown, "ngrams_total": sum(ngrams)}
@@ -355,10 +356,11 @@ NEURAL_NOTE = (
 
 
 def write_tables(inputs, params, outputs):
-    """Both tables from the current config's models' metrics and the run's vocabulary (inputs); params: files,
-    settings (see load_metrics); outputs: tsv, md."""
+    """Both tables from the current config's models' metrics, their files and the run's vocabulary (inputs);
+    params: input_keys (lmgap.keyed), settings (see load_metrics); outputs: tsv, md."""
     vocabulary = read_record(inputs["vocabulary"], VOCABULARY)["words"]
-    rows = load_metrics(inputs["metrics"], vocabulary, params["files"], params["settings"])
+    files = join_keyed(inputs, params["input_keys"])
+    rows = load_metrics(inputs["metrics"], vocabulary, files, params["settings"])
     ngrams = dict.fromkeys(rows.loc[rows["family"] == "ngram", "model"])
-    fallbacks = fallback_discounts({m: model_file(params["files"]["counts"], m) for m in ngrams})
+    fallbacks = fallback_discounts({m: files["counts"][m] for m in ngrams})
     TABLE.write(rows, outputs, markdown(rows, vocabulary, fallbacks))
