@@ -13,7 +13,6 @@ from lmgap.corpus.place import corpus_root as lmgap_corpus_root
 from lmgap.corpus.rebuild import header_path
 from lmgap.corpus.textrecord import record_path as text_record_path
 from lmgap.errors import LmgapError
-from lmgap.files import read_json
 from lmgap.gap.candidates import index_memory_mb, workers_within
 from lmgap.gap.systems import BASELINE, BLEND, OUT as SYSTEM_OUT, STATS, GapSystems
 from lmgap.keyed import split_keyed
@@ -21,7 +20,7 @@ from lmgap.machine import default_budget_mb, physical_memory_mb
 from lmgap.models import FRACTION_TEXT, SPLIT_TEXT
 from lmgap.models import interpolate_settings, models_from_config, prune_settings, trainings_of
 from lmgap.models import training_text as training_text_of
-from lmgap.neural.files import weights_bytes
+from lmgap.neural.files import model_folder, weights_bytes
 from lmgap.neural.settings import neural_models
 from lmgap.ngram.build import PYTHON_MODULE_MAX_ORDER, TOOLS, pinned_kenlm
 from lmgap.ngram.formats import format_settings, gap_format, parse_format
@@ -561,11 +560,12 @@ def cloze_gap_mem_mb(wildcards, input):
     """The network, and a batch of gaps' log-probabilities over its vocabulary (8 bytes each, held five
     times over while the words are chosen: 1,000 MB for 256 gaps of 100,000 words)."""
     entry = NEURAL[wildcards.neural]
-    folder = neural_model_dir(wildcards.neural)
+    folder = model_folder(input.model)
     if entry["source"] == "train":
         # A trained model's folder is one input, which loading_mem_mb does not size.
         words, weights_mb = entry["train"]["vocab_size"], math.ceil(weights_bytes(folder) / 2**20)
     else:
+        # A user's model: its vocabulary is one of the files the job is handed (and sized).
         with open(Path(folder) / "vocab.txt", "rb") as handle:
             words, weights_mb = sum(1 for _ in handle), 0
     batch_mb = math.ceil(5 * 8 * entry["batch_size"] * (words + 1) / 2**20)
@@ -847,23 +847,16 @@ def exactly(names):
 
 def gap_neural_runtime(wildcards, input):
     """Minutes, for a cluster: three times BENCHMARKS.md's 43 ms a gap (2 cores, a 3.7 MB model,
-    50 words rescored with 8 right tokens), scaled by gaps, words and model size, and 30 minutes more."""
+    50 words rescored with 8 right tokens), scaled by gaps, words and model size, and 30 minutes more.
+    It reads only the job's inputs: the gaps are the n-gram prediction's lines it rescores, or for a
+    masked model (whose inputs hold none) twice the real dev-0's 10,519, counted as 50 words each."""
     if "base" in input.keys():
         with open(input.base, "rb") as handle:
             gaps = sum(1 for _ in handle)
         # The n-gram's words, and those of the document family's it adds.
         candidates = GAP["neural_candidates"] + (GAP["document"]["neural_words"] if "document" in input.keys() else 0)
     else:
-        # The manifest gives the split's lines; on a first run it may not be written yet when
-        # this job is planned (it is no input, or moving the corpus would rerun the job): then
-        # twice the real dev-0's 10,519 gaps.
-        try:
-            files = read_json(rules.corpus_manifest.output.manifest)["files"]
-            gaps = files[f"{wildcards.split}/in.tsv.xz"]["lines"]
-        except (OSError, KeyError, ValueError):
-            gaps = 2 * 10_519
-        # A masked model, counted as rescoring 50 words.
-        candidates = 50
-    model_mb = max(4, weights_bytes(neural_model_dir(wildcards.neural)) / 2**20)
+        gaps, candidates = 2 * 10_519, 50
+    model_mb = max(4, weights_bytes(model_folder(input.model)) / 2**20)
     seconds = 3 * 0.043 * gaps * candidates / 50 * model_mb / 4
     return 30 + math.ceil(seconds / 60)

@@ -209,7 +209,6 @@ rule gap_neural:
         runtime=gap_neural_runtime,
     params:
         code=script_code("gap_neural"),
-        folder=lambda wildcards: neural_model_dir(wildcards.neural),
         max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
         candidates=GAP["neural_candidates"],
         document_words=GAP["document"]["neural_words"],
@@ -243,7 +242,6 @@ rule gap_masked:
         runtime=gap_neural_runtime,
     params:
         code=script_code("gap_masked"),
-        folder=lambda wildcards: neural_model_dir(wildcards.neural),
         max_length=lambda wildcards: NEURAL[wildcards.neural]["max_length"],
         batch_size=lambda wildcards: NEURAL[wildcards.neural]["batch_size"],
         top_k=GAP["top_k"],
@@ -278,7 +276,6 @@ rule gap_cloze:
         runtime=30,
     params:
         code=script_code("gap_cloze"),
-        folder=lambda wildcards: neural_model_dir(wildcards.neural),
         batch_size=lambda wildcards: NEURAL[wildcards.neural]["batch_size"],
         top_k=GAP["top_k"],
     script:

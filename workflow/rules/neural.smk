@@ -126,7 +126,6 @@ rule score_neural:
         runtime=lambda wildcards, input: 30 + math.ceil(input_mb(input)),
     params:
         code=script_code("score_neural"),
-        folder=lambda wildcards: neural_model_dir(wildcards.neural),
         window=lambda wildcards: {key: NEURAL[wildcards.neural][key] for key in ("max_length", "stride", "batch_size")},
     script:
         "../scripts/score_neural.py"

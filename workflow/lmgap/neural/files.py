@@ -8,6 +8,15 @@ from pathlib import Path
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt")
 
 
+def model_folder(model):
+    """The folder of a job's `model` input: the folder itself (a model trained here, one directory), or
+    the one holding a user's saved model's files (listed each, so that a changed file rescores)."""
+    paths = [model] if isinstance(model, str) else list(model)
+    if len(paths) == 1 and Path(paths[0]).is_dir():
+        return str(paths[0])
+    return str(Path(paths[0]).parent)
+
+
 def weights_bytes(folder):
     """Bytes of the weight files in a model folder."""
     return sum(path.stat().st_size for pattern in WEIGHTS for path in Path(folder).glob(pattern))
