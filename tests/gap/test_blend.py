@@ -96,14 +96,14 @@ def test_a_mixed_line_puts_the_mixture_of_the_members_in_the_gap_words_bucket():
 
 
 def write_members(folder, lines):
-    """out.tsv and lines.tsv of members, as write_blend takes them: {member: {"out", "fit"}};
-    lines: {member: [(out line, log-probability of the gap word)]}."""
-    members = {}
+    """out.tsv and lines.tsv of members, as write_blend takes them: {"outs": {member: out}, "fit": {member:
+    lines}}; lines: {member: [(out line, log-probability of the gap word)]}."""
+    members = {"outs": {}, "fit": {}}
     for name, rows in lines.items():
         out, score = folder / f"{name}.out.tsv", folder / f"{name}.lines.tsv"
         out.write_text("".join(line + "\n" for line, _ in rows))
         score.write_text("line\tlog_probability\n" + "".join(f"{n}\t{v!r}\n" for n, (_, v) in enumerate(rows, 1)))
-        members[name] = {"out": out, "fit": score}
+        members["outs"][name], members["fit"][name] = out, score
     return members
 
 

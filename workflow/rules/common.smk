@@ -777,23 +777,28 @@ def blend_priority(system):
 
 
 def blend_files(wildcards):
-    """{member: {"out": its out.tsv, "fit": its per-line scores on the split that fits the blend's
-    weights}}: the split's own (cross-fitted), or the first scored split's for test-A."""
+    """{"outs": {member: its out.tsv}, "fit": {member: its per-line scores on the split that fits the
+    blend's weights}}: the split's own (cross-fitted), or the first scored split's for test-A."""
     split = wildcards.split
     fit_split = split if split in config["eval_splits"] else config["eval_splits"][0]
+    members = GAP_SYSTEMS.members()
     return {
-        member.name: {
-            "out": member.out(split),
-            "fit": rules.gap_evaluate.output.lines.format(system=member.name, split=fit_split),
-        }
-        for member in GAP_SYSTEMS.members()
+        "outs": {member.name: member.out(split) for member in members},
+        "fit": {
+            member.name: rules.gap_evaluate.output.lines.format(system=member.name, split=fit_split)
+            for member in members
+        },
     }
 
 
 def blend_inputs(wildcards):
-    """gap_blend's inputs: the members' out.tsv and per-line scores, from blend_files."""
-    files = blend_files(wildcards).values()
-    return {"outs": [f["out"] for f in files], "fit": [f["fit"] for f in files]}
+    """gap_blend's inputs: the files of blend_files, a list per kind (lmgap.keyed)."""
+    return split_keyed(blend_files(wildcards))[0]
+
+
+def blend_keys(wildcards):
+    """gap_blend's input_keys param: the member of each file of blend_inputs, in the same order."""
+    return split_keyed(blend_files(wildcards))[1]
 
 
 # The benchmark of each family's scoring job (a neural model's by its kind); the blend and the

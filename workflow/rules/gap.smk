@@ -302,7 +302,8 @@ rule gap_blend:
         runtime=30,
     params:
         code=script_code("gap_blend"),
-        members=blend_files,
+        # The member of each of its out.tsv and fit files (lmgap.keyed).
+        input_keys=blend_keys,
         cross_fit=lambda wildcards: wildcards.split in config["eval_splits"],
     script:
         "../scripts/gap_blend.py"
@@ -329,7 +330,8 @@ rule gap_submission:
         runtime=10,
     params:
         code=script_code("gap_submission"),
-        outs=submission_outs(),
+        # The split of each out.tsv (lmgap.keyed).
+        input_keys={"outs": list(submission_outs())},
     script:
         "../scripts/gap_submission.py"
 

@@ -123,10 +123,10 @@ def cross_fitted_weights(probabilities):
 
 
 def write_blend(members, cross_fit, outputs):
-    """The blend of the members' out.tsv files on one split. members: {name: {"out": its out.tsv, "fit": its
-    lines.tsv on this split (cross_fit) or the split whose gaps set the weights}}; outputs: out, weights, stats."""
-    names = list(members)
-    fit_lines, outs = [members[name]["fit"] for name in names], [members[name]["out"] for name in names]
+    """The blend of the members' out.tsv files on one split. members: {"outs": {name: its out.tsv}, "fit": {name:
+    its lines.tsv on this split (cross_fit) or the split whose gaps set the weights}}; outputs: out, weights, stats."""
+    names = list(members["outs"])
+    fit_lines, outs = [members["fit"][name] for name in names], [members["outs"][name] for name in names]
     probabilities = member_probabilities(fit_lines)
     overall = fit_weights(probabilities)
     contents = [read_predictions(path) for path in outs]
