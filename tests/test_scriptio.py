@@ -1,6 +1,7 @@
 """What the user is told of a job or a run: a damaged record of ours named with its fix, an
 interrupt as an interrupt, not a crash, and a table an earlier configuration left as such."""
 
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -10,7 +11,7 @@ from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
-from lmgap.preflight import other_models_warning
+from lmgap.preflight import edited_results, edited_warning, other_models_warning
 from lmgap.scriptio import run
 
 
@@ -102,3 +103,20 @@ def test_a_damaged_config_json_of_the_user_s_model_is_not_called_ours_to_delete(
     with pytest.raises(LmgapError, match=r"config.json is not valid JSON \(.*\): save the model again") as err:
         saved_config(tmp_path)
     assert "delete" not in str(err.value)
+
+
+def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put_in_place(tmp_path):
+    staged, installed = tmp_path / "staged.tsv", tmp_path / "table.tsv"
+    staged.write_text("a\t1\n")
+    installed.write_text("a\t1\n")
+    os.utime(staged, (1_000, 1_000))
+    assert edited_results({installed: staged}) == []
+    installed.write_text("a\t2\n")
+    assert edited_results({installed: staged}) == [str(installed)]
+    assert edited_warning([str(installed)]).startswith(f"{installed}: changed since the run that wrote it")
+    # A staged copy newer than the table is one its install job has yet to put in place.
+    os.utime(staged, (installed.stat().st_mtime + 10,) * 2)
+    assert edited_results({installed: staged}) == []
+    # Nothing to compare with: none.
+    assert edited_results({installed: tmp_path / "gone.tsv", tmp_path / "gone.md": staged}) == []
+    assert edited_warning([]) is None

@@ -68,3 +68,22 @@ def test_a_kept_table_whose_fix_deletes_a_record_of_an_up_to_date_job_is_written
     done = run_pipeline(work, None)
     assert done.jobs["train"] == 1 and done.jobs["cost_table"] == 1 and done.jobs["install_cost_table"] == 1
     assert benchmark.stat().st_size and not (work / KEPT).exists()
+
+
+def test_a_table_changed_by_hand_is_named_in_every_parse_and_the_report_and_deleting_it_restores_it(neural_run_copy):
+    # Snakemake sees a table newer than its inputs as up to date: nothing to do, and no hook runs.
+    work = neural_run_copy()
+    table = work / "results/tables/perplexity.tsv"
+    good = table.read_bytes()
+    table.write_bytes(good + b"o9\t(a row of my own)\n")
+    for run in (run_pipeline(work, None), run_pipeline(work, None, "--dry-run")):
+        said = run.stdout + run.stderr
+        assert "Nothing to be done" in said
+        assert "results/tables/perplexity.tsv: changed since the run that wrote it (by hand?)" in said
+    run_pipeline(work, None, "--report", "report.html")
+    assert "Changed since the run wrote them" in (work / "report.html").read_text()
+    # The fix the warning gives: delete it and run; the run's copy comes back, and nothing is recomputed.
+    table.unlink()
+    done = run_pipeline(work, None)
+    assert table.read_bytes() == good and set(done.jobs) <= {"install_perplexity_table", "all"}
+    assert "changed since" not in run_pipeline(work, None).stderr

@@ -2,6 +2,7 @@
 looks a parse takes at this folder (reading only: a dry run, a lint and a report parse too)."""
 
 import csv
+import filecmp
 import os
 import tempfile
 from pathlib import Path
@@ -112,6 +113,31 @@ def other_models_warning(table_path, models):
     return (
         f"{table_path} holds the rows of another configuration ({', '.join(sorted(found)) or 'none'}), not "
         f"this one's ({', '.join(sorted(models))}): this run did not write it again; see what stopped it"
+    )
+
+
+def edited_results(installed):
+    """Of installed ({table or plot: the copy its job staged}), those changed since they were put in place
+    (by hand, or damaged): newer than their staged copy and not its bytes. One older than its staged copy
+    is a copy not yet put in place, which the next run installs."""
+    edited = []
+    for path, staged in installed.items():
+        path, staged = Path(path), Path(staged)
+        if path.is_file() and staged.is_file() and path.stat().st_mtime >= staged.stat().st_mtime:
+            if not filecmp.cmp(path, staged, shallow=False):
+                edited.append(str(path))
+    return edited
+
+
+def edited_warning(edited):
+    """The warning for tables and plots changed since a run put them in place (see edited_results)."""
+    if not edited:
+        return None
+    them = "them" if len(edited) > 1 else "it"
+    return (
+        f"{', '.join(edited)}: changed since the run that wrote {them} (by hand?), which Snakemake does not see, "
+        f"so the figures are not the run's. Delete {them} and run again to put the run's copy back (no job is "
+        "repeated); keep an edit of your own under another name"
     )
 
 
