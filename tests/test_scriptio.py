@@ -11,7 +11,7 @@ from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
-from lmgap.preflight import edited_results, edited_warning, other_models_warning
+from lmgap.preflight import edited_results, edited_warning, other_models_warning, unfinished_rules
 from lmgap.scriptio import run
 
 
@@ -120,3 +120,17 @@ def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put
     # Nothing to compare with: none.
     assert edited_results({installed: tmp_path / "gone.tsv", tmp_path / "gone.md": staged}) == []
     assert edited_warning([]) is None
+
+
+def test_a_run_s_log_gives_the_rules_of_the_jobs_it_planned_and_did_not_finish(tmp_path):
+    # As Snakemake 9 writes them: a "Job stats" table, and a line per finished job.
+    log = tmp_path / "run.snakemake.log"
+    log.write_text(
+        "Building DAG of jobs...\nJob stats:\njob                  count\n-----------------  -------\n"
+        "gap_logprobs             2\ngap_table                1\ninstall_gap_table        1\n"
+        "all                      1\ntotal                    5\n\nSelect jobs to execute...\n"
+        "Finished jobid: 7 (Rule: gap_logprobs)\n1 of 5 steps (20%) done\nError in rule gap_logprobs:\n"
+    )
+    assert unfinished_rules([str(log)]) == {"gap_logprobs", "gap_table", "install_gap_table", "all", "total"}
+    assert unfinished_rules(str(log)) == unfinished_rules([str(log)])
+    assert unfinished_rules([str(tmp_path / "gone.log")]) == set() and unfinished_rules(None) == set()

@@ -4,7 +4,9 @@ looks a parse takes at this folder (reading only: a dry run, a lint and a report
 import csv
 import filecmp
 import os
+import re
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from .atomic import atomic_open
@@ -71,6 +73,35 @@ def set_aside(paths, folder):
     return moved
 
 
+def unfinished_rules(logs):
+    """The rules some of whose jobs a run planned and did not see finish, from its logs (Snakemake's record
+    of a run, which its onerror handler is handed: a path or a list): the counts of each "Job stats" table
+    they print (the largest, where a checkpoint made it print another), against their "Finished jobid"
+    lines. A table job that never started, a job it waits for having failed, is among them."""
+    text = ""
+    for path in [logs] if isinstance(logs, (str, os.PathLike)) else logs or []:
+        try:
+            text += Path(path).read_text(errors="replace")
+        except OSError:
+            continue
+    planned = {}
+    for block in re.finditer(r"^Job stats:\njob +count\n[- ]+\n((?:\S+ +\d+\n)+)", text, flags=re.M):
+        for line in block.group(1).splitlines():
+            rule, count = line.split()
+            planned[rule] = max(planned.get(rule, 0), int(count))
+    finished = Counter(re.findall(r"^Finished jobid: \d+ \(Rule: (\w+)\)", text, flags=re.M))
+    return {rule for rule, count in planned.items() if finished[rule] < count}
+
+
+def listed_as_kept(marker):
+    """The tables and plots a run's KEPT file lists (none if there is none)."""
+    try:
+        lines = Path(marker).read_text().splitlines()
+    except OSError:
+        return []
+    return [line[2:] for line in lines if line.startswith("- ")]
+
+
 def note_kept(kept, marker):
     """Write marker listing the tables and plots kept from an earlier run (kept), or remove it when none is."""
     marker = Path(marker)
@@ -80,7 +111,8 @@ def note_kept(kept, marker):
     with atomic_open(marker) as out:
         out.write(
             "# Kept from an earlier run\n\nThese tables and plots are those of an earlier run: the last run was to "
-            "write them again, and the job that makes them failed or was stopped (its error is in that run's log, "
+            "write them again, and the job that makes them failed, was stopped or waited for a job that failed (the "
+            "error is in that run's log, "
             ".snakemake/log/). Once what stopped it is fixed, the next run writes them, and this file goes.\n\n"
         )
         out.writelines(f"- {path}\n" for path in kept)

@@ -12,10 +12,12 @@ from lmgap.preflight import (
     corpus_warnings,
     edited_results,
     edited_warning,
+    listed_as_kept,
     note_kept,
     other_models_warning,
     set_aside,
     stale_tables_warning,
+    unfinished_rules,
 )
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
@@ -134,7 +136,8 @@ onstart:
 # that text with the config; the key is set once the config is checked, and no job is handed it.
 config["lmgap_report"] = {
     "missing": [path for path in results_made() if not Path(path).is_file()],
-    "kept": kept_from_an_earlier_run(),
+    # Those the last run listed as kept (see tables_kept), while they still are.
+    "kept": sorted({*kept_from_an_earlier_run(), *(path for path in listed_as_kept(KEPT) if Path(path).is_file())}),
     "edited": edited_results({path: staged(path) for path in results_made()}),
 }
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
@@ -142,16 +145,21 @@ config["lmgap_report"] = {
 warn([edited_warning(config["lmgap_report"]["edited"])])
 
 
-def tables_kept():
+def tables_kept(log=None):
     """The tables and plots an earlier run wrote that this one was to rewrite and did not: named in
-    KEPT beside them (removed once none is) and in a warning."""
-    kept = kept_from_an_earlier_run()
+    KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose unfinished
+    install jobs name the tables whose job never started (a job it waits for failed)."""
+    unfinished = unfinished_rules(log) if log else set()
+    pending = [path for job in RESULTS if f"install_{job}" in unfinished for path, _, _ in RESULTS[job].values()]
+    made = set(results_made())
+    kept = sorted({*kept_from_an_earlier_run(), *(path for path in pending if path in made and Path(path).is_file())})
     note_kept(kept, KEPT)
     if kept:
         warn(
             [
                 f"{', '.join(kept)}: kept from an earlier run (listed in {KEPT}): the job that was to write them "
-                "again failed or was stopped; once what stopped it is fixed, the next run writes them"
+                "again failed, was stopped, or waited for a job that failed; once what stopped it is fixed, the "
+                "next run writes them"
             ]
         )
 
@@ -169,4 +177,4 @@ onsuccess:
 onerror:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn(tables_of_other_models())
-    tables_kept()
+    tables_kept(log)
