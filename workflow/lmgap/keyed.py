@@ -1,6 +1,7 @@
-"""A table job's files by key. Its rule hands it flat named input lists, each expanded over keys (a
-model; a model and a split; a gap system and a split), and in its params those keys in the same order:
-the script joins its records by the keys and reads no file it was not handed."""
+"""A job's files by key (the tables, the blend, the submission). Its rule hands it flat named input lists,
+each expanded over keys (a model; a model and a split; a gap system and a split; a blend member), and in its
+params those keys in the same order: the script joins its records by the keys and reads no file it was
+not handed."""
 
 from .errors import LmgapError
 

@@ -645,7 +645,7 @@ def table_inputs(job):
 
 
 def table_keys(job):
-    """A table rule's keys param: the key of each file of table_inputs(job), in the same order."""
+    """A table rule's input_keys param: the key of each file of table_inputs(job), in the same order."""
     return split_keyed(TABLE_FILES[job]())[1]
 
 
