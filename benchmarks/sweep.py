@@ -17,6 +17,7 @@ import argparse
 import csv
 import json
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
@@ -100,6 +101,8 @@ def curve(args, bin_dir):
 
 
 def slurm(args, bin_dir):
+    # The tests' one-node cluster, which starts SLURM on this machine.
+    sys.path.insert(0, str(REPO / "tests/support"))
     from one_node_slurm import one_node_slurm, snakemake_on_slurm
 
     root = Path(tempfile.mkdtemp(prefix="sweep-", dir=args.work))

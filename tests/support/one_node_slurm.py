@@ -1,4 +1,5 @@
-"""A real one-node SLURM cluster on this machine, for the SLURM test and the sweep benchmark:
+"""A real one-node SLURM cluster on this machine, for the SLURM test and the sweep benchmark (test
+support, which benchmarks/sweep.py borrows):
 Debian's slurm-wlm and munge, munged, slurmctld and slurmd started by PID and stopped by PID,
 their state in a scratch folder.
 
@@ -22,7 +23,7 @@ import subprocess
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ["slurm-wlm", "munge"]
 TOOLS = ["munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "srun"]
 SYSTEM_CONF = Path("/etc/slurm/slurm.conf")
