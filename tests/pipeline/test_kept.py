@@ -5,7 +5,6 @@ warning, the report), and once the cause is gone the next run writes them fresh.
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conftest import run_pipeline
 
@@ -91,18 +90,15 @@ def test_a_table_changed_by_hand_is_named_in_every_parse_and_the_report_and_dele
 
 
 def test_tables_whose_job_never_started_a_job_before_it_having_failed_are_kept_and_named(neural_run_copy):
-    # A setting of the gap task changed: every gap job is due again, and the n-grams' scoring fails on
-    # a damaged candidate file, so gap_table never starts and its staged copy is the earlier run's.
+    # A member's per-line scores cut short: the blend is due again and fails on them, so gap_table, which
+    # waits for the blend's weights, never starts, and its staged copy stays the earlier run's.
     work = neural_run_copy()
-    config = yaml.safe_load((work / "config.yaml").read_text())
-    config["gap"] = {**config.get("gap", {}), "top_k": 93}
     before = written(work)
-    candidates = next((work / "results/gap/candidates").glob("*.npz"))
-    good = candidates.read_bytes()
-    candidates.write_bytes(good[:100])
-    failed = run_pipeline(work, config, check=False)
+    lines = work / "results/gap/metrics/both/o3/dev-0.lines.tsv"
+    lines.write_bytes(lines.read_bytes()[:-1])
+    failed = run_pipeline(work, None, check=False)
     said = failed.stdout + failed.stderr
-    assert failed.returncode and "Error in rule gap_logprobs" in said and "gap_table" not in failed.jobs
+    assert failed.returncode and "Error in rule gap_blend" in said and "gap_table" not in failed.jobs
     after = written(work)
     assert {path: after[path] for path in before} == before
     assert after[KEPT].decode().endswith("- results/tables/gap.md\n- results/tables/gap.tsv\n")
@@ -111,7 +107,7 @@ def test_tables_whose_job_never_started_a_job_before_it_having_failed_are_kept_a
     html = (work / "report.html").read_text()
     assert "Kept from an earlier run" in html and "results/tables/gap.tsv" in html
     # The fix its error gives (delete the damaged file), and the next run writes them, keeping none.
-    candidates.unlink()
+    lines.unlink()
     done = run_pipeline(work, None)
     assert done.jobs["gap_table"] == 1 and not (work / KEPT).exists()
-    assert written(work)[Path("results/tables/gap.tsv")] != before[Path("results/tables/gap.tsv")]
+    assert written(work)[Path("results/tables/gap.tsv")] == before[Path("results/tables/gap.tsv")]
