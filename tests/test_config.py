@@ -8,6 +8,7 @@ import yaml
 
 from conftest import REPO, demo_corpus, jobs_planned, run_pipeline
 from lmgap.configcheck import validate_config
+from lmgap.configfile import check_config_file
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
 
@@ -64,6 +65,16 @@ def test_a_bad_value_is_named_by_its_key_with_what_the_setting_takes(config, key
         validate_config(config, SCHEMA)
     said = str(err.value)
     assert said.startswith(f"config: {key}: ") and says in said, said
+
+
+def test_a_pruning_lmplz_refuses_is_named_at_its_line_in_config_yaml(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("orders: [3]\nlmplz:\n  prune: [0, 1, 0]\n")
+    with pytest.raises(LmgapError, match=r"^config: lmplz.prune \(config.yaml line 3\): \[0, 1, 0\] must not"):
+        validate_config(yaml.safe_load(path.read_text()), SCHEMA, check_config_file(path))
+    # The same value from --config or a --configfile has no line of config.yaml's.
+    with pytest.raises(LmgapError, match=r"^config: lmplz.prune: \[0, 2, 1\] must not"):
+        validate_config({"orders": [3], "lmplz": {"prune": [0, 2, 1]}}, SCHEMA, check_config_file(path))
 
 
 def test_a_home_folder_in_a_path_is_expanded():

@@ -104,6 +104,13 @@ def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
     padded = warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})
     assert len(padded) == 1 and padded[0].startswith("lmplz.vocab_pad is true, but lmplz pads only interpolated")
     assert warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": [True, False]}}) == []
+    # Thresholds of 0 keep every n-gram: the model is the unpruned one.
+    zeros = warnings({"lmplz": {"prune": [[0, 0], [0, 0, 1]]}})
+    assert zeros == [
+        "lmplz.prune [0, 0] prunes nothing (lmplz keeps every n-gram at a threshold of 0): its model is the "
+        "unpruned one; give a threshold above 0 to prune, or drop it"
+    ]
+    assert len(warnings({"lmplz": {"prune": [0, 0]}})) == 1 and warnings({"lmplz": {"prune": [0, 1]}}) == []
     # The task off does not hide the settings beyond it.
     assert len(warnings({"gap": {"enabled": False}, "lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})) == 1
 

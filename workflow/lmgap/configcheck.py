@@ -91,8 +91,9 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
         # corpus.source may be a URL, which is no path.
         if value and not ((section, key) == ("corpus", "source") and is_url(value)):
             config[section][key] = os.path.expanduser(value)
+    where = setting_line(["lmplz", "prune"], config, file_settings, file_name)
     for setting in prune_settings(config["lmplz"]["prune"]):
-        check_prune(setting, config["orders"])
+        check_prune(setting, config["orders"], where)
     return config
 
 
@@ -107,7 +108,14 @@ def refused_path(error):
 def file_line(error, config, file_settings, file_name):
     """` (FILE line N)` where the refused setting, or the one holding it, is the config file's value
     there (not one --config or --configfile gave instead); else nothing."""
-    parts = [part for part in refused_path(error) if not isinstance(part, int)]
+    keys = [part for part in refused_path(error) if not isinstance(part, int)]
+    return setting_line(keys, config, file_settings, file_name)
+
+
+def setting_line(parts, config, file_settings, file_name):
+    """` (FILE line N)` where the setting of these keys, or the one holding it, is the config file's value
+    there; else nothing."""
+    parts = list(parts)
     while parts and tuple(parts) not in (file_settings or {}):
         parts.pop()
     if not parts:
@@ -151,15 +159,15 @@ def refusal(error, schema, line=""):
     return f"{where}: {message}; give what {key} takes: {described}"
 
 
-def check_prune(prune, orders):
-    """lmplz's own rules for --prune, checked before anything runs."""
+def check_prune(prune, orders, where=""):
+    """lmplz's own rules for --prune, checked before anything runs; where: the config file's line of it."""
     if any(later < earlier for earlier, later in zip(prune, prune[1:])):
         raise LmgapError(
-            f"config: lmplz.prune: {prune} must not decrease (lmplz refuses thresholds that would remove an "
+            f"config: lmplz.prune{where}: {prune} must not decrease (lmplz refuses thresholds that would remove an "
             "n-gram while keeping a longer one); give each order's threshold at least the one before"
         )
     if len(prune) > min(orders):
         raise LmgapError(
-            f"config: lmplz.prune: {len(prune)} thresholds, but the order-{min(orders)} model has only "
+            f"config: lmplz.prune{where}: {len(prune)} thresholds, but the order-{min(orders)} model has only "
             f"{min(orders)} orders; give at most {min(orders)} (lmplz repeats the last one for higher orders)"
         )

@@ -57,6 +57,13 @@ def unused_settings(config, defaults, neural, gap_models, compared):
             "interpolate_unigrams: false: no model is padded; set interpolate_unigrams: true (or [true, false]), "
             "or drop vocab_pad"
         )
+    prune = lmplz["prune"]
+    for setting in prune if prune and all(isinstance(item, list) for item in prune) else [prune]:
+        if setting and not any(setting):
+            yield (
+                f"lmplz.prune {setting} prunes nothing (lmplz keeps every n-gram at a threshold of 0): its model "
+                "is the unpruned one; give a threshold above 0 to prune, or drop it"
+            )
     if not compared:
         for key in changed(config, defaults, "comparison"):
             yield (
