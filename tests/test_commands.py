@@ -92,7 +92,7 @@ CASES = {
 def test_every_command_of_the_module_has_its_case():
     made = {function for function, _ in CASES.values()}
     builders = {function for name, function in inspect.getmembers(commands, inspect.isfunction)}
-    assert builders - {commands.quoted, commands._replace} == made
+    assert builders - {commands.quoted, commands.quoted_file, commands._replace} == made
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -120,3 +120,14 @@ def test_no_message_builds_a_command_outside_the_module():
         if shapes.search(line)
     ]
     assert found == []
+
+
+def test_a_command_made_in_a_run_s_folder_works_pasted_in_another(tmp_path, monkeypatch):
+    # A run with --directory names the corpus from its working folder; the user pastes where they are.
+    run = tmp_path / "run"
+    (run / "corpus").mkdir(parents=True)
+    (run / "corpus/in.tsv.xz").write_text(TEXT)
+    monkeypatch.chdir(run)
+    line = commands.compress(Path("corpus/in.tsv.xz"))
+    bash(line, cwd=tmp_path)
+    assert lzma.decompress((run / "corpus/in.tsv.xz").read_bytes()) == TEXT.encode()

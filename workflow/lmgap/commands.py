@@ -1,6 +1,9 @@
 """Every command a message gives a user to paste, each path quoted for the shell: a folder named with
-a space, a quote or `$(...)` stays one word, never code. Messages build their commands here alone."""
+a space, a quote or `$(...)` stays one word, never code. A file is named by its absolute path, which
+works wherever it is pasted (a run with --directory names files from its working folder). Messages
+build their commands here alone."""
 
+import os
 import shlex
 
 
@@ -8,35 +11,40 @@ def quoted(path):
     return shlex.quote(str(path))
 
 
+def quoted_file(path):
+    return quoted(os.path.abspath(path))
+
+
 def _replace(make, path):
     """`MAKE > PATH.new && mv PATH.new PATH`: a file rewritten in place, never half-written."""
     new = f"{path}.new"
-    return f"{make} > {quoted(new)} && mv {quoted(new)} {quoted(path)}"
+    return f"{make} > {quoted_file(new)} && mv {quoted_file(new)} {quoted_file(path)}"
 
 
 def recompress(path, reader):
     """A file of another compression (reader: zcat, bzcat, zstdcat) as xz, in place. Read to a file of
     its own first, not piped into xz: a pipe's status is xz's, so a reader that failed on damaged data
     would have an empty file moved over the user's. A failed read leaves neither the copy nor a zero status."""
-    plain = quoted(f"{path}.plain")
-    steps = f"{reader} {quoted(path)} > {plain} && xz {plain} && mv {quoted(f'{path}.plain.xz')} {quoted(path)}"
+    plain = quoted_file(f"{path}.plain")
+    steps = f"{reader} {quoted_file(path)} > {plain} && xz {plain} && mv {quoted_file(f'{path}.plain.xz')} "
+    steps += quoted_file(path)
     return f"{{ {steps}; }} || {{ rm -f {plain}; false; }}"
 
 
 def compress(path):
     """A plain-text file as xz, in place."""
-    return _replace(f"xz -c {quoted(path)}", path)
+    return _replace(f"xz -c {quoted_file(path)}", path)
 
 
 def latin1_to_utf8(path):
     """A Latin-1 text file as UTF-8, in place."""
-    return _replace(f"iconv -f latin1 -t utf-8 {quoted(path)}", path)
+    return _replace(f"iconv -f latin1 -t utf-8 {quoted_file(path)}", path)
 
 
 def send_submission(clone, files):
     """The git commands that send a submission's files, copied into a clone of the challenge."""
     added = " ".join(quoted(path) for path in files)
     return [
-        f"cd {quoted(clone)} && git add {added}",
+        f"cd {quoted_file(clone)} && git add {added}",
         'git commit -m "lmgap blend" && git push  # to your branch of the challenge at gonito.net',
     ]
