@@ -58,5 +58,4 @@ rule all:
         # copies gone, and Snakemake runs no job for a missing input of a job whose outputs exist.
         [staged(path) for path in results_made()],
         rules.provenance.output,
-        rules.gap_submission.output if GAP["enabled"] and GAP_SYSTEMS.blend() else [],
         kept_results(),

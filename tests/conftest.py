@@ -82,8 +82,17 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
     return done
 
 
-# The jobs that make tables and plots, each followed by the job that copies its files into place.
-TABLE_JOBS = ("perplexity_table", "cost_table", "comparison_table", "document_tables", "plots", "gap_table")
+# The jobs that make tables, plots and the submission, each followed by the job that copies its files
+# into place.
+TABLE_JOBS = (
+    "perplexity_table",
+    "cost_table",
+    "comparison_table",
+    "document_tables",
+    "plots",
+    "gap_table",
+    "gap_submission",
+)
 
 
 def with_installs(jobs):

@@ -23,7 +23,7 @@ TABLES = with_installs(
 )
 # Every code change is recorded: the provenance record names the workflow's code, and so does the
 # submission's gonito.yaml, made from it.
-RECORD = {"provenance": 1, "gap_submission": 1}
+RECORD = with_installs({"provenance": 1, "gap_submission": 1})
 # Gap scoring: both contexts and the left alone for o3 and for the document family, the neural
 # rescoring, the blend and the baseline.
 EVALUATE = {"gap_evaluate": 7}

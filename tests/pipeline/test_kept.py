@@ -111,3 +111,23 @@ def test_tables_whose_job_never_started_a_job_before_it_having_failed_are_kept_a
     done = run_pipeline(work, None)
     assert done.jobs["gap_table"] == 1 and not (work / KEPT).exists()
     assert written(work)[Path("results/tables/gap.tsv")] == before[Path("results/tables/gap.tsv")]
+
+
+def test_a_failed_submission_job_keeps_the_submission_and_names_it(neural_run_copy):
+    # The submission's gonito.yaml is made from the provenance record: an empty one fails that job alone.
+    work = neural_run_copy()
+    submission = work / "results/submission"
+    before = {path: path.read_bytes() for path in sorted(submission.rglob("*")) if path.is_file()}
+    assert len(before) == 3
+    record = work / "results/provenance.json"
+    record.write_text("")
+    failed = run_pipeline(work, None, check=False)
+    said = failed.stdout + failed.stderr
+    assert failed.returncode and "Error in rule gap_submission" in said and "provenance.json is damaged" in said
+    assert {path: path.read_bytes() for path in before} == before
+    assert "- results/submission/gonito.yaml\n" in (work / KEPT).read_text()
+    assert "results/submission/dev-0/out.tsv, results/submission/gonito.yaml" in said
+    record.unlink()
+    run_pipeline(work, None)
+    out = submission / "dev-0/out.tsv"
+    assert not (work / KEPT).exists() and out.read_bytes() == before[out] and (submission / "gonito.yaml").is_file()

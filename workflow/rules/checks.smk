@@ -25,7 +25,7 @@ from lmgap.unused import read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
-# Where the tables and plots kept from an earlier run are listed, beside them.
+# Where the tables, plots and submission files kept from an earlier run are listed, beside the tables.
 KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
 
@@ -146,7 +146,7 @@ warn([edited_warning(config["lmgap_report"]["edited"])])
 
 
 def tables_kept(log=None):
-    """The tables and plots an earlier run wrote that this one was to rewrite and did not: named in
+    """The tables, plots and submission files an earlier run wrote that this one was to rewrite and did not: named in
     KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose unfinished
     install jobs name the tables whose job never started (a job it waits for failed)."""
     unfinished = unfinished_rules(log) if log else set()

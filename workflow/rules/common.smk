@@ -198,9 +198,10 @@ def staged_outputs(job):
 
 
 def results_made():
-    """The tables and plots the config makes (of RESULTS): every one, the gap table's with the gap task."""
-    jobs = [job for job in RESULTS if job != "gap_table" or GAP["enabled"]]
-    return [path for job in jobs for path, _, _ in RESULTS[job].values()]
+    """The tables, plots and submission files the config makes (of RESULTS): every one, the gap table's
+    with the gap task, the submission's where it has a blend."""
+    made = {"gap_table": GAP["enabled"], "gap_submission": GAP["enabled"] and GAP_SYSTEMS.blend() is not None}
+    return [path for job in RESULTS if made.get(job, True) for path, _, _ in RESULTS[job].values()]
 
 
 def kept_from_an_earlier_run():
@@ -679,6 +680,13 @@ RESULTS = {
     },
     "plots": {name: (f"results/plots/{name}.png", name, "Plots") for name in PLOTS},
     "gap_table": table("gap"),
+    # The blend's predictions for `lmgap submit`, in no report.
+    "gap_submission": {
+        **{f"out_{split}": (f"results/submission/{split}/out.tsv", None, None) for split in GAP_SPLITS},
+        "gonito": ("results/submission/gonito.yaml", None, None),
+        # The sha256 of each predicted split's in.tsv.xz, which lmgap submit checks the clone's against.
+        "inputs": ("results/submission/inputs.json", None, None),
+    },
 }
 # The checkpoints' outputs each table job reads, read by its install job too: Snakemake makes a job
 # anew after a checkpoint only if it reads the checkpoint's output, and a job not made anew keeps
@@ -696,6 +704,7 @@ CAPTION_PARAMS = {
     "document_tables": {"decade_definitions": DECADES_TABLE.caption(), "hardest_definitions": HARDEST_TABLE.caption()},
     "plots": {},
     "gap_table": {"definitions": GAP_TABLE.caption()},
+    "gap_submission": {},
 }
 
 

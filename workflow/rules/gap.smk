@@ -310,17 +310,14 @@ rule gap_blend:
 
 
 # The blend's predictions and a gonito.yaml, ready for `lmgap submit CLONE` to copy into a clone
-# of the challenge (lmgap.gap.gonito).
+# of the challenge (lmgap.gap.gonito); staged and installed as the tables are (tables.smk).
 rule gap_submission:
     input:
         outs=list(submission_outs().values()),
         weights=expand(rules.gap_blend.output.weights, split=config["eval_splits"][0]),
         provenance=rules.provenance.output.provenance,
     output:
-        outs=expand("results/submission/{split}/out.tsv", split=GAP_SPLITS),
-        gonito="results/submission/gonito.yaml",
-        # The sha256 of each predicted split's in.tsv.xz, which lmgap submit checks the clone's against.
-        inputs="results/submission/inputs.json",
+        **staged_outputs("gap_submission"),
     log:
         "logs/gap_submission/gap_submission.log",
     conda:
