@@ -11,7 +11,7 @@ from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
-from lmgap.preflight import edited_results, edited_warning, other_models_warning, unfinished_rules
+from lmgap.preflight import compare_installed, edited_warning, other_models_warning, unfinished_rules
 from lmgap.scriptio import run
 
 
@@ -110,15 +110,15 @@ def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put
     staged.write_text("a\t1\n")
     installed.write_text("a\t1\n")
     os.utime(staged, (1_000, 1_000))
-    assert edited_results({installed: staged}) == []
+    assert compare_installed({installed: staged}) == ([], [])
     installed.write_text("a\t2\n")
-    assert edited_results({installed: staged}) == [str(installed)]
+    assert compare_installed({installed: staged}) == ([str(installed)], [])
     assert edited_warning([str(installed)]).startswith(f"{installed}: changed since the run that wrote it")
     # A staged copy newer than the table is one its install job has yet to put in place.
     os.utime(staged, (installed.stat().st_mtime + 10,) * 2)
-    assert edited_results({installed: staged}) == []
+    assert compare_installed({installed: staged}) == ([], [str(installed)])
     # Nothing to compare with: none.
-    assert edited_results({installed: tmp_path / "gone.tsv", tmp_path / "gone.md": staged}) == []
+    assert compare_installed({installed: tmp_path / "gone.tsv", tmp_path / "gone.md": staged}) == ([], [])
     assert edited_warning([]) is None
 
 

@@ -149,17 +149,17 @@ def other_models_warning(table_path, models):
     )
 
 
-def edited_results(installed):
-    """Of installed ({table or plot: the copy its job staged}), those changed since they were put in place
-    (by hand, or damaged): newer than their staged copy and not its bytes. One older than its staged copy
-    is a copy not yet put in place, which the next run installs."""
-    edited = []
+def compare_installed(installed):
+    """(edited, uninstalled) of installed ({table or plot: the copy its job staged}): those whose bytes are
+    not their staged copy's, edited when newer than it (changed since they were put in place: by hand, or
+    damaged), uninstalled when older (a newer copy their job wrote, which the run stopped before putting in
+    place; the next run installs it)."""
+    edited, uninstalled = [], []
     for path, staged in installed.items():
         path, staged = Path(path), Path(staged)
-        if path.is_file() and staged.is_file() and path.stat().st_mtime >= staged.stat().st_mtime:
-            if not filecmp.cmp(path, staged, shallow=False):
-                edited.append(str(path))
-    return edited
+        if path.is_file() and staged.is_file() and not filecmp.cmp(path, staged, shallow=False):
+            (edited if path.stat().st_mtime >= staged.stat().st_mtime else uninstalled).append(str(path))
+    return edited, uninstalled
 
 
 def edited_warning(edited):

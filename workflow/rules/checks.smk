@@ -10,7 +10,7 @@ from lmgap.preflight import (
     check_records_writable,
     check_writable,
     corpus_warnings,
-    edited_results,
+    compare_installed,
     edited_warning,
     listed_as_kept,
     note_kept,
@@ -138,7 +138,7 @@ config["lmgap_report"] = {
     "missing": [path for path in results_made() if not Path(path).is_file()],
     # Those the last run listed as kept (see tables_kept), while they still are.
     "kept": sorted({*kept_from_an_earlier_run(), *(path for path in listed_as_kept(KEPT) if Path(path).is_file())}),
-    "edited": edited_results({path: staged(path) for path in results_made()}),
+    **dict(zip(("edited", "uninstalled"), compare_installed({path: staged(path) for path in results_made()}))),
 }
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
