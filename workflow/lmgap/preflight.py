@@ -3,6 +3,7 @@ looks a parse takes at this folder (reading only: a dry run, a lint and a report
 
 import csv
 import filecmp
+import hashlib
 import os
 import re
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 from .atomic import atomic_open
 from .errors import LmgapError
 from .files import read_json
+from .shapes import TEXT_RECORD, read_record
 
 
 def cannot_write(folder, why):
@@ -160,6 +162,27 @@ def compare_installed(installed):
         if path.is_file() and staged.is_file() and not filecmp.cmp(path, staged, shallow=False):
             (edited if path.stat().st_mtime >= staged.stat().st_mtime else uninstalled).append(str(path))
     return edited, uninstalled
+
+
+def check_texts_unchanged(folder):
+    """Refuse a text of ours (each .txt in folder with its record beside: lmgap.corpus.textrecord) changed
+    since its job wrote it, before any job reads it (the jobs themselves check sizes only). A text newer
+    than its record is read and held to the record's sha256; one merely touched or copied passes."""
+    for text in sorted(Path(folder).glob("*.txt")):
+        record = text.with_suffix(".json")
+        if not record.is_file() or text.stat().st_mtime <= record.stat().st_mtime:
+            continue
+        written = read_record(record, TEXT_RECORD)
+        with open(text, "rb") as handle:
+            if hashlib.file_digest(handle, "sha256").hexdigest() == written["sha256"]:
+                continue
+        size = text.stat().st_size
+        how = f"{size:,} bytes where it wrote {written['bytes']:,}" if size != written["bytes"] else "other bytes"
+        raise LmgapError(
+            f"{text} is not the text its job wrote ({how}; {record} holds its size and sha256): it was changed "
+            f"since. Delete {text} and run the pipeline again: the job that next needs it writes it anew from "
+            "the corpus."
+        )
 
 
 def edited_warning(edited):

@@ -8,6 +8,7 @@ from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable,
 from lmgap.preflight import (
     check_outputs_writable,
     check_records_writable,
+    check_texts_unchanged,
     check_writable,
     corpus_warnings,
     compare_installed,
@@ -115,6 +116,7 @@ onstart:
     try:
         check_local_corpus()
         check_writable(["results", "results/tables", "logs"])
+        check_texts_unchanged(Path(SPLIT_TEXT).parent)
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
