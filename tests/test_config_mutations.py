@@ -1,8 +1,8 @@
 """config.yaml as hands edit it, walked by mutation: a line deleted or duplicated, indented one space
-more or less or with a tab, a bracket or quote left open, a value retyped, the file emptied or every
-line commented out. Each mutant either means what it says (it loads, and its settings are the file's
-as edited) or is refused before any job starts, naming config.yaml, the line of the mistake and a fix.
-A few mutants stand for each class."""
+more or less or with a tab, a bracket or quote left open, a name's colon dropped, a value retyped, the
+file emptied or every line commented out. Each mutant either means what it says (it loads, and its
+settings are the file's as edited) or is refused before any job starts, naming config.yaml, the line of
+the mistake and a fix. A few mutants stand for each class."""
 
 import re
 
@@ -47,6 +47,10 @@ MUTANTS = {
         edited(PICKS[1], [LINES[PICKS[1]].replace(": train", ': "train')]),
         PICKS[1] + 1,
     ),
+    # YAML reads a name without its colon (or the space after it) as a word running on, and gives up lines
+    # later.
+    **{f"line {n + 1} colon dropped": (edited(n, [LINES[n].replace(": ", " ", 1)]), n + 1) for n in PICKS[1:3]},
+    "a space after a colon dropped": (edited(PICKS[2], [LINES[PICKS[2]].replace(": ", ":", 1)]), PICKS[2] + 1),
     "a number quoted": (edited(PICKS[3], [LINES[PICKS[3]].replace("100", '"100"')]), PICKS[3] + 1),
     "a list written as a scalar": (edited(PICKS[2], ["orders: 3"]), PICKS[2] + 1),
     "emptied": ("", None),

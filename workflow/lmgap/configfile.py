@@ -105,6 +105,24 @@ class DuplicateKey(Exception):
         self.path, self.first, self.second = path, first, second
 
 
+def missing_colon(path, lines, last):
+    """The setting line, up to line `last` (where YAML gave up, or the one before when it gave up at a line's
+    start), whose name lacks its `:` or the space after it (`orders [3]`, `orders:[3]`): YAML reads it as a
+    word running on into the next lines, and gives up there. None when the nearest setting line is
+    well-formed."""
+    for number, line in reversed([entry for entry in lines if entry[0] <= last]):
+        text = line.split("#")[0].strip()
+        name = re.match(r"([A-Za-z_][\w.-]*)(:?)(\S?)", text)
+        if text.startswith("-") or not name:
+            continue
+        if not name.group(2):
+            return f"{path} line {number}: `{text}` has no `:` after its name; write `{name.group(1)}: ...`"
+        if name.group(3):
+            return f"{path} line {number}: `{text}` has no space after `{name.group(1)}:`; write `{name.group(1)}: ...`"
+        return None
+    return None
+
+
 def check_config_file(path):
     """{key path: (line, value)} of a config file's settings (nothing for a file that does not exist); an
     LmgapError naming the line of a syntax mistake, a key given twice, or a file of no setting at all."""
@@ -125,10 +143,12 @@ def check_config_file(path):
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
         found = indentation_mistake(path, lines) or unclosed(path, lines)
+        if not found and mark and "could not find expected ':'" in str(err.problem):
+            found = missing_colon(path, lines, mark.line + 1 if mark.column else mark.line)
         if found:
             raise LmgapError(found) from None
-        mark = err.problem_mark or err.context_mark
         where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
         raise LmgapError(f"{where}: {err.problem or err.context}; fix the YAML syntax there") from None
     except yaml.reader.ReaderError as err:
