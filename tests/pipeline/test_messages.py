@@ -82,21 +82,23 @@ def test_a_byte_order_mark_and_empty_or_spaced_gap_words_are_warned_about(tmp_pa
     other = demo_corpus(tmp_path / "other", seed=10, train_sentences=400, dev_sentences=30)
     done = run_pipeline(work, {**config, "corpus": {"source": str(other)}}, PERPLEXITY_TABLE)
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("lmgap warning")]
-    assert said == []
+    # (Only the tables it did not write, of the first corpus, are named: as older than the corpus.)
+    assert [line for line in said if "computed from corpus files that differ" not in line] == []
 
 
-def test_tables_older_than_the_corpus_manifest_are_warned_about(tmp_path, small):
+def test_tables_older_than_the_corpus_are_warned_about(tmp_path, small):
     corpus, config = small
     work = tmp_path / "work"
     run_pipeline(work, config)
     lines = (corpus / "dev-0/expected.tsv").read_text().splitlines()
     (corpus / "dev-0/expected.tsv").write_text("\n".join(["other", *lines[1:]]) + "\n")
-    # Only the manifest is brought up to date; the tables still describe the old corpus.
-    done = run_pipeline(work, config, "results/corpus/manifest.json")
-    assert (
-        "lmgap warning: the tables in results/ were computed from corpus files that differ from those "
-        "results/corpus/manifest.json lists now (dev-0/expected.tsv): run the pipeline" in done.stderr
-    )
+    # Only the manifest, or one score, is brought up to date; the tables still describe the old corpus.
+    for target in ("results/corpus/manifest.json", "results/eval/o3/dev-0.json"):
+        done = run_pipeline(work, config, target)
+        assert (
+            "lmgap warning: the tables in results/ were computed from corpus files that differ from those "
+            "results/corpus/fetched.json lists now (dev-0/expected.tsv): run the pipeline" in done.stderr
+        ), target
     # A run brings them up to date, and the warning goes.
     again = run_pipeline(work, config)
     assert "lmgap warning:" not in again.stdout + again.stderr

@@ -197,11 +197,13 @@ def edited_warning(edited):
     )
 
 
-def stale_tables_warning(provenance_path, manifest_path):
-    """The tables were computed from other corpus files than the manifest now lists."""
-    provenance, manifest = _read_json(provenance_path), _read_json(manifest_path)
+def stale_tables_warning(provenance_path, fetch_path):
+    """The tables were computed from other corpus files than the last fetch found: a run stopped, or was
+    limited to targets (a score, one table), after the corpus changed. The fetch record, not the manifest:
+    a target that needs the corpus brings the fetch up to date, and not always the manifest."""
+    provenance, fetched = _read_json(provenance_path), _read_json(fetch_path)
     try:
-        used, current = provenance["corpus"]["files"], manifest["files"]
+        used, current = provenance["corpus"]["files"], fetched["described"]
     except (TypeError, KeyError):
         return None
     changed = sorted(
@@ -213,6 +215,6 @@ def stale_tables_warning(provenance_path, manifest_path):
         return None
     return (
         f"the tables in results/ were computed from corpus files that differ from those "
-        f"{manifest_path} lists now ({', '.join(changed)}): run the pipeline to bring them up "
+        f"{fetch_path} lists now ({', '.join(changed)}): run the pipeline to bring them up "
         "to date"
     )

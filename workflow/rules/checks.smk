@@ -170,7 +170,7 @@ def tables_kept(log=None):
 # tables behind the corpus (a target short of them) says so.
 onsuccess:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
-    warn([stale_tables_warning(PROVENANCE, "results/corpus/manifest.json")])
+    warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
     warn(tables_of_other_models())
     warn([fallback_note(fallback_discounts(trained_counts()))])
     tables_kept()
