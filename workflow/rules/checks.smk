@@ -29,6 +29,8 @@ STALE_TABLES = "results/tables/stale"
 # Where the tables, plots and submission files kept from an earlier run are listed, beside the tables.
 KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
+# Where install jobs put the tables, plots and submission in place (tables.smk).
+INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
 
 def config_warnings():
@@ -102,7 +104,7 @@ def warn(warnings):
 # traceback.
 try:
     check_records_writable()
-    check_outputs_writable(["results", "results/tables", "logs"])
+    check_outputs_writable(["results", *INSTALLED_FOLDERS, "logs"])
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 
@@ -115,7 +117,9 @@ onstart:
     warn(config_warnings())
     try:
         check_local_corpus()
-        check_writable(["results", "results/tables", "logs"])
+        # The tables' folder, made in any case, and the other folders results are installed in, once made.
+        made = [folder for folder in INSTALLED_FOLDERS[1:] if os.path.isdir(folder)]
+        check_writable(["results", "logs", INSTALLED_FOLDERS[0], *made])
         check_texts_unchanged(Path(SPLIT_TEXT).parent)
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
