@@ -10,8 +10,8 @@ from lmgap.preflight import (
     check_records_writable,
     check_texts_unchanged,
     check_writable,
-    corpus_warnings,
     compare_installed,
+    corpus_warnings,
     edited_warning,
     listed_as_kept,
     note_kept,
@@ -152,9 +152,9 @@ warn([edited_warning(config["lmgap_report"]["edited"])])
 
 
 def tables_kept(log=None):
-    """The tables, plots and submission files an earlier run wrote that this one was to rewrite and did not: named in
-    KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose unfinished
-    install jobs name the tables whose job never started (a job it waits for failed)."""
+    """The tables, plots and submission files an earlier run wrote that this one was to rewrite and did
+    not: named in KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose
+    unfinished install jobs name the tables whose job never started (a job it waits for failed)."""
     unfinished = unfinished_rules(log) if log else set()
     pending = [path for job in RESULTS if f"install_{job}" in unfinished for path, _, _ in RESULTS[job].values()]
     made = set(results_made())
