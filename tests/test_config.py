@@ -50,6 +50,7 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"lmplz": {"prune": [[0], 1]}}, "lmplz.prune", "give what prune takes: lmplz --prune thresholds, whole"),
         ({"lmplz": {"prune": [[0, 0, 1], [0, 0, 1]]}}, "lmplz.prune", "each listed once"),
         ({"comparison": {"resamples": 10}}, "comparison.resamples", "10 is less than the minimum of 100"),
+        ({"build_binary": {"format": ["probing", "trie-q99"]}}, "build_binary.format", "quantisation takes 1 to"),
         ({"neural": {"O5": {"train": {}}}}, "neural", "give what a name under neural takes: lower-case letters"),
         # A section's own description, and a setting's own, never the section's above it.
         ({"corpus": "x"}, "corpus", "is not of type 'object'; give what corpus takes: where the challenge's corpus"),

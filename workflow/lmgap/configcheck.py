@@ -12,6 +12,7 @@ import yaml
 from .corpus.place import is_url
 from .errors import LmgapError
 from .models import prune_settings
+from .ngram.formats import format_settings
 
 # Keys that hold paths on this machine: `~` in them means the home folder, as in a shell.
 PATH_KEYS = (("corpus", "source"), ("kenlm", "bin_dir"), ("lmplz", "temp_dir"))
@@ -94,6 +95,12 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
     where = setting_line(["lmplz", "prune"], config, file_settings, file_name)
     for setting in prune_settings(config["lmplz"]["prune"]):
         check_prune(setting, config["orders"], where)
+    # A format name is checked by its own grammar, which the schema's pattern only sketches.
+    where = setting_line(["build_binary", "format"], config, file_settings, file_name)
+    try:
+        format_settings(config["build_binary"]["format"])
+    except LmgapError as err:
+        raise LmgapError(f"config: build_binary.format{where}: {err}") from None
     return config
 
 
