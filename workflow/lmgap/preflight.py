@@ -3,7 +3,6 @@ looks a parse takes at this folder (reading only: a dry run, a lint and a report
 
 import csv
 import filecmp
-import hashlib
 import os
 import re
 import tempfile
@@ -12,7 +11,8 @@ from pathlib import Path
 
 from .atomic import atomic_open
 from .errors import LmgapError
-from .files import read_json
+from .corpus.textrecord import record_path
+from .files import read_json, sha256
 from .shapes import TEXT_RECORD, read_record
 
 
@@ -169,13 +169,12 @@ def check_texts_unchanged(folder):
     since its job wrote it, before any job reads it (the jobs themselves check sizes only). A text newer
     than its record is read and held to the record's sha256; one merely touched or copied passes."""
     for text in sorted(Path(folder).glob("*.txt")):
-        record = text.with_suffix(".json")
+        record = record_path(text)
         if not record.is_file() or text.stat().st_mtime <= record.stat().st_mtime:
             continue
         written = read_record(record, TEXT_RECORD)
-        with open(text, "rb") as handle:
-            if hashlib.file_digest(handle, "sha256").hexdigest() == written["sha256"]:
-                continue
+        if sha256(text) == written["sha256"]:
+            continue
         size = text.stat().st_size
         how = f"{size:,} bytes where it wrote {written['bytes']:,}" if size != written["bytes"] else "other bytes"
         raise LmgapError(
@@ -186,7 +185,7 @@ def check_texts_unchanged(folder):
 
 
 def edited_warning(edited):
-    """The warning for tables and plots changed since a run put them in place (see edited_results)."""
+    """The warning for tables and plots changed since a run put them in place (see compare_installed)."""
     if not edited:
         return None
     them = "them" if len(edited) > 1 else "it"
