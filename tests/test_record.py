@@ -1,7 +1,6 @@
 """Every figure against worked examples and a hand-made model scored by the real query."""
 
 import io
-import json
 import math
 import re
 
@@ -9,17 +8,14 @@ import numpy as np
 import pytest
 
 from lmgap.errors import LmgapError
-from lmgap.files import DamagedRecord
 from lmgap.ngram.output import parse_summary
 from lmgap.ngram.scoring import check_against_summary, query, score_output
 from lmgap.record import (
     hit_ratios,
     kenlm_perplexities,
     oov_rate,
-    read_sealed_metrics,
     split_figures,
     srilm_perplexities,
-    write_split_record,
 )
 
 # A trigram model small enough to score by hand (KenLM's backoff rules).
@@ -184,22 +180,3 @@ def test_surfaces_holding_equals_signs_and_zeros_are_read_by_their_id():
     scores, _ = score_output(io.BytesIO(line), order=2)
     assert (scores.tokens, scores.oovs, scores.log10_prob_oov) == (4, 1, -2.0)
     assert scores.sums()["matched_length"] == [0, 2, 1]
-
-
-def test_a_metrics_record_is_sealed_and_a_figure_changed_since_is_refused(tmp_path):
-    outputs = {"metrics": tmp_path / "dev-0.json", "documents": tmp_path / "dev-0.documents.tsv"}
-    sums = {"sentences": 1, "tokens": 3, "oovs": 0, "log10_prob": -2.5, "log10_prob_oov": 0.0, "matched_length": [3]}
-    record = {"model": "o2", "split": "dev-0", "order": 2, "prune": [], "train_fraction": 1.0}
-    record |= {"kenlm_summary": {}, "sums": sums}
-    write_split_record(record, [(1, 3, 0, -2.5, 0.0)], outputs)
-    assert read_sealed_metrics(outputs["metrics"])["sums"] == sums
-    # A hand edit that keeps the record's shape: the figures are no longer those the job wrote.
-    written = json.loads(outputs["metrics"].read_text())
-    written["sums"]["log10_prob"] *= 1.1
-    outputs["metrics"].write_text(json.dumps(written))
-    with pytest.raises(DamagedRecord, match="its figures are not those its job wrote"):
-        read_sealed_metrics(outputs["metrics"])
-    # A record from before records were sealed is read as it is.
-    del written["sha256"]
-    outputs["metrics"].write_text(json.dumps(written))
-    assert read_sealed_metrics(outputs["metrics"])["sums"]["log10_prob"] == -2.5 * 1.1

@@ -90,7 +90,7 @@ def test_every_pin_is_a_public_release():
 
 
 def test_a_neural_job_without_its_packages_names_the_install_command(tmp_path, capsys):
-    job = SimpleNamespace(log=[str(tmp_path / "job.log")], rule="train_tokenizer", input=[])
+    job = SimpleNamespace(log=[str(tmp_path / "job.log")], rule="train_tokenizer", input=[], output=[])
 
     def needs_torch(log):
         import torch_is_not_installed_here  # noqa: F401

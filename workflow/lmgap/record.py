@@ -11,13 +11,9 @@ leaves out-of-vocabulary tokens out of both the log-probability and the count. P
 are the words of each line plus its `</s>`, never `<s>`.
 """
 
-import hashlib
-import json
 import math
 
 from .atomic import atomic_open, write_json
-from .files import DamagedRecord
-from .shapes import read_metrics
 
 LOG2_10 = math.log2(10)
 LN_10 = math.log(10)
@@ -117,26 +113,6 @@ def write_documents(documents, path):
 
 def write_split_record(record, documents, outputs):
     """Both files of a model's record of a split. record: model, split, the family's own
-    settings and sums, to outputs' metrics, sealed; documents: each line's sums, to outputs' documents."""
+    settings and sums, to outputs' metrics; documents: each line's sums, to outputs' documents."""
     write_documents(documents, outputs["documents"])
-    write_json({**record, SEAL: seal(record)}, outputs["metrics"])
-
-
-# The metrics record's digest of its own content, which the tables hold it to: a figure changed by hand
-# since the job wrote it is refused, where its shape alone would pass.
-SEAL = "sha256"
-
-
-def seal(record):
-    """sha256 of a record's content but its seal, as JSON with sorted keys (floats as Python writes them)."""
-    content = {key: value for key, value in record.items() if key != SEAL}
-    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
-
-
-def read_sealed_metrics(path):
-    """A model's record of a split (lmgap.shapes.read_metrics), held to its seal; one written before
-    records were sealed passes as it is."""
-    record = read_metrics(path)
-    if SEAL in record and record[SEAL] != seal(record):
-        raise DamagedRecord(path, "its figures are not those its job wrote: changed since, by hand?")
-    return record
+    write_json(record, outputs["metrics"])

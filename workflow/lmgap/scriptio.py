@@ -1,4 +1,5 @@
-"""What every `script:` entry point shares: the log, and errors shown to the user."""
+"""What every `script:` entry point shares: the log, the seals of its inputs and outputs (lmgap.seals), and
+errors shown to the user."""
 
 import errno
 import os
@@ -7,6 +8,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from . import seals
 from .atomic import atomic_path
 from .corpus.place import corpus_root
 from .corpus.textrecord import check_texts
@@ -21,7 +23,10 @@ def run(snakemake, main):
         try:
             try:
                 check_texts(snakemake.input)
+                seals.check(snakemake.input)
+                seals.unseal(snakemake.output)
                 main(log)
+                seals.seal(snakemake.output)
             except OSError as err:
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):
                     raise
@@ -75,6 +80,7 @@ def install(snakemake, log):
         source = snakemake.input[f"trained_{name}"]
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         os.replace(source, target)
+        seals.unseal([source])
         log.write(f"{source} -> {target}\n")
 
 

@@ -5,8 +5,7 @@ import math
 
 from ..keyed import join_keyed
 from ..ngram.formats import split_format
-from ..record import read_sealed_metrics
-from ..shapes import USAGE, read_record
+from ..shapes import USAGE, read_metrics, read_record
 from ..tsv import BENCHMARK, read_tsv
 from .perplexity import TABLE as PERPLEXITY
 from .perplexity import model_columns, several_formats
@@ -199,7 +198,7 @@ def _model_order(row):
 def write_cost_tables(inputs, params, outputs):
     """cost.tsv and .md from inputs' metrics and files; params: input_keys (lmgap.keyed), settings (see cost_rows);
     outputs: tsv, md."""
-    records = [read_sealed_metrics(path) for path in inputs["metrics"]]
+    records = [read_metrics(path) for path in inputs["metrics"]]
     rows = cost_rows(records, join_keyed(inputs, params["input_keys"]), params["settings"])
     splits = dict.fromkeys(record["split"] for record in records)
     title = f"Cost per model (scoring time summed over {', '.join(splits)})"

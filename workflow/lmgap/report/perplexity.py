@@ -6,10 +6,10 @@ import pandas as pd
 
 from ..corpus.vocabulary import check_padding, oov_price, unknown_words
 from ..keyed import join_keyed
-from ..shapes import COUNTS, TRAINING, VOCABULARY, read_record
+from ..shapes import COUNTS, TRAINING, VOCABULARY, read_metrics, read_record
 from ..neural.files import parameter_count, weights_bytes
 from ..ngram.formats import PROBING
-from ..record import oovs_as_words_perplexity, read_sealed_metrics, split_figures
+from ..record import oovs_as_words_perplexity, split_figures
 from .table import MISSING, Column, Table
 
 
@@ -248,7 +248,7 @@ def load_metrics(metric_paths, vocabulary, files, settings):
     discount_fallback, neural (see neural_settings)."""
     rows = []
     for path in metric_paths:
-        record = read_sealed_metrics(path)
+        record = read_metrics(path)
         own = model_columns(record, files, settings)
         if own["family"] == "ngram":
             # Its n-grams, and the words of the run's vocabulary it does not know.
