@@ -35,6 +35,9 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
     [
         ({"orderz": [3]}, "orderz", "'orderz' was unexpected); remove it, or use one of the keys known there: corpus,"),
         ({"lmplz": {"prun": [1]}}, "lmplz.prun", "'prun' was unexpected); remove it, or use one of the keys known"),
+        # A known setting at another depth: its indent lost or added.
+        ({"source": "corpus"}, "source", "source belongs at corpus.source: move it there (two spaces of indent"),
+        ({"corpus": {"orders": [3]}}, "corpus.orders", "orders belongs at orders (the top level): move it there"),
         ({"orders": [1, 3]}, "orders[0]", "1 is less than the minimum of 2; give what orders takes: n-gram orders"),
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'; give what orders takes"),
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "give what source takes: git URL"),

@@ -143,6 +143,13 @@ def refusal(error, schema, line=""):
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
     where = f"config: {path.lstrip('.') or '(top level)'}{line}"
     if error.validator == "additionalProperties":
+        places = setting_places(schema, parts[-1]) if parts else []
+        if places:
+            # A known setting at another depth: an indent added or lost, a line pasted in the wrong section.
+            return (
+                f"{where}: {error.message}; {parts[-1]} belongs at {' or '.join(places)}: move it there (two "
+                "spaces of indent put a setting in the section above it, none at the top level), or remove it"
+            )
         return f"{where}: {error.message}; remove it, or use one of the keys known there: {', '.join(known)}"
     message = error.message
     if error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
@@ -164,6 +171,18 @@ def refusal(error, schema, line=""):
     if described is None:
         return f"{where}: {message}; give what its comment in config.yaml describes"
     return f"{where}: {message}; give what {key} takes: {described}"
+
+
+def setting_places(schema, key, path=()):
+    """Where in the schema's sections key is a setting, as dotted paths (entries of a mapping of names
+    are not walked: their keys are the user's)."""
+    places = []
+    for name, node in schema.get("properties", {}).items():
+        if name == key:
+            places.append(".".join((*path, name)) if path else f"{name} (the top level)")
+        if isinstance(node, dict):
+            places += setting_places(node, key, (*path, name))
+    return places
 
 
 def check_prune(prune, orders, where=""):
