@@ -106,6 +106,10 @@ def test_config_option_values_are_read_as_the_schema_types(tmp_path):
     assert config["neural"]["small"]["train"]["steps"] == 300 and config["neural"]["small"]["stride"] == 8
     assert config["neural"]["small"]["train"]["learning_rate"] == 0.01
     assert config["neural"]["small"]["train"]["layers"] == 2
+    # A whole number written as a float (YAML's `3.0`) is the number, not carried as written into names.
+    config = validate_config({"orders": [2, 3.0], "lmplz": {"prune": [0, 1.0]}}, SCHEMA)
+    assert [type(order) for order in config["orders"]] == [int, int] and config["lmplz"]["prune"] == [0, 1]
+    assert type(config["lmplz"]["prune"][1]) is int and type(config["train_fraction"][0]) is float
     corpus = demo_corpus(tmp_path / "corpus", train_sentences=200, dev_sentences=20)
     (tmp_path / "work").mkdir()
     planned = jobs_planned(tmp_path / "work", {"corpus": {"source": str(corpus)}}, "--config", "orders=[3,4]")

@@ -20,12 +20,16 @@ INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _scalar(value, schema):
-    """A string from Snakemake's --config (which reads `orders=[3,4]` as ['3', '4']) as the type
-    the schema wants, when it reads as one."""
-    if not isinstance(value, str):
-        return value
+    """A string from Snakemake's --config (which reads `orders=[3,4]` as ['3', '4']), or a whole float, as
+    the type the schema wants, when it reads as one."""
     kinds = schema.get("type", [])
     kinds = [kinds] if isinstance(kinds, str) else kinds
+    if isinstance(value, float) and value.is_integer() and "integer" in kinds and "number" not in kinds:
+        # `3.0` where a whole number goes: the schema's validator takes it as one, and the run would carry
+        # it as written (an order 3.0) into names and records.
+        return int(value)
+    if not isinstance(value, str):
+        return value
     if "integer" in kinds and INTEGER.fullmatch(value):
         return int(value)
     if "number" in kinds:
