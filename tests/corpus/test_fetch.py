@@ -40,11 +40,13 @@ def independent_description(path):
     return {"sha256": hashlib.sha256(data).hexdigest(), "lines": text.count(b"\n")}
 
 
-def fetch(tmp_path, source, commit=None, required=REQUIRED):
+def fetch(tmp_path, source, commit=None, required=REQUIRED, source_given=True):
     """The corpus steps: fetch and check, each split's fingerprint, and the manifest."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     with open(tmp_path / "fetch.log", "w") as log:
-        params = SimpleNamespace(source=source, commit=commit, clone_dir=tmp_path / "clone", required=required)
+        params = SimpleNamespace(
+            source=source, source_given=source_given, commit=commit, clone_dir=tmp_path / "clone", required=required
+        )
         fetch_corpus(params, tmp_path / "fetched.json", log)
     for split in sorted({name.split("/")[0] for name in required}):
         write_fingerprint(tmp_path / "fetched.json", split, tmp_path / f"{split}.json")
@@ -191,6 +193,9 @@ def test_unreachable_host_says_how_to_use_a_local_copy(tmp_path, source):
     assert "set corpus.source to that local directory" in str(err.value)
     assert "with `make demo`" in str(err.value)
     assert not (tmp_path / "clone").exists() and not (tmp_path / "manifest.json").exists()
+    # The config's corpus.source line deleted: the default was fetched, which the message says first.
+    with pytest.raises(LmgapError, match=r"^the config gives no corpus.source, so its default was fetched: cannot"):
+        fetch(tmp_path, source, source_given=False)
 
 
 def test_corrupt_xz_is_reported(tmp_path, corpus_repo):

@@ -19,6 +19,7 @@ rule fetch_corpus:
     params:
         code=script_code("fetch_corpus"),
         source=config["corpus"]["source"],
+        source_given=SOURCE_GIVEN,
         commit=config["corpus"]["commit"],
         clone_dir=str(CLONE_DIR),
         required=corpus_required_files(),

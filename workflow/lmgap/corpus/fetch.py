@@ -286,14 +286,20 @@ def _first_lines(numbers, shown=5):
 
 
 def fetch_corpus(params, record_path, log):
-    """Make the corpus available (params: source, commit, clone_dir, required; URLs and pinned commits cloned),
-    check it and record where it is and each split's fingerprint; cheap, so that the rebuild starts at once."""
+    """Make the corpus available (params: source, source_given, commit, clone_dir, required; URLs and pinned
+    commits cloned), check it and record where it is and each split's fingerprint; cheap, so that the rebuild
+    starts at once."""
     source, commit, required = params.source, params.commit, params.required
     if is_url(source) or commit:
         if not is_url(source) and not Path(source).is_dir():
             raise LmgapError(f"corpus.source {source} is neither a git URL nor a directory")
         check_commit_source(source, commit)
-        clone(source, commit, params.clone_dir, log)
+        try:
+            clone(source, commit, params.clone_dir, log)
+        except LmgapError as err:
+            if params.source_given:
+                raise
+            raise LmgapError(f"the config gives no corpus.source, so its default was fetched: {err}") from None
         root = Path(params.clone_dir)
     else:
         root = Path(source)
