@@ -77,3 +77,10 @@ def test_what_has_no_seal_is_taken_as_it_is_and_a_job_unseals_what_it_will_write
     with pytest.raises(SystemExit):
         run(job(tmp_path, [], [str(record)]), killed)
     seals.check([record])
+
+
+def test_a_result_put_in_place_for_the_user_has_no_seal_beside_it(tmp_path):
+    # results/tables/, plots/ and submission/: what the user reads and copies; no job reads them.
+    table = tmp_path / "perplexity.tsv"
+    run(job(tmp_path, [], [str(table)]), lambda log: table.write_text("model\n"), seal_outputs=False)
+    assert table.is_file() and not seals.seal_path(table).exists()
