@@ -95,15 +95,6 @@ def unfinished_rules(logs):
     return {rule for rule, count in planned.items() if finished[rule] < count}
 
 
-def listed_as_kept(marker):
-    """The tables and plots a run's KEPT file lists (none if there is none)."""
-    try:
-        lines = Path(marker).read_text().splitlines()
-    except OSError:
-        return []
-    return [line[2:] for line in lines if line.startswith("- ")]
-
-
 def note_kept(kept, marker):
     """Write marker listing the tables, plots and submission files kept from an earlier run (kept), or remove it
     when none is."""

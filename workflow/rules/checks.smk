@@ -13,7 +13,6 @@ from lmgap.preflight import (
     compare_installed,
     corpus_warnings,
     edited_warning,
-    listed_as_kept,
     note_kept,
     other_models_warning,
     set_aside,
@@ -142,8 +141,7 @@ onstart:
 # that text with the config; the key is set once the config is checked, and no job is handed it.
 config["lmgap_report"] = {
     "missing": [path for path in results_made() if not Path(path).is_file()],
-    # Those the last run listed as kept (see tables_kept), while they still are.
-    "kept": sorted({*kept_from_an_earlier_run(), *(path for path in listed_as_kept(KEPT) if Path(path).is_file())}),
+    "kept": sorted(kept_from_an_earlier_run()),
     **dict(zip(("edited", "uninstalled"), compare_installed({path: staged(path) for path in results_made()}))),
 }
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
@@ -154,11 +152,15 @@ warn([edited_warning(config["lmgap_report"]["edited"])])
 def tables_kept(log=None):
     """The tables, plots and submission files an earlier run wrote that this one was to rewrite and did
     not: named in KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose
-    unfinished install jobs name the tables whose job never started (a job it waits for failed)."""
+    unfinished jobs name those whose job never started (a job it waits for failed): their staged copies,
+    the earlier run's, are removed, so that they stay kept, and their job due, until it has run (a next run
+    that finds nothing else due, no hook runs to say otherwise)."""
     unfinished = unfinished_rules(log) if log else set()
-    pending = [path for job in RESULTS if f"install_{job}" in unfinished for path, _, _ in RESULTS[job].values()]
-    made = set(results_made())
-    kept = sorted({*kept_from_an_earlier_run(), *(path for path in pending if path in made and Path(path).is_file())})
+    for job in RESULTS:
+        if job in unfinished:
+            for path in staged_outputs(job).values():
+                Path(path).unlink(missing_ok=True)
+    kept = sorted(kept_from_an_earlier_run())
     note_kept(kept, KEPT)
     if kept:
         warn(
