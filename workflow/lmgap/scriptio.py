@@ -15,9 +15,9 @@ from .corpus.textrecord import check_texts
 from .errors import LmgapError
 
 
-def run(snakemake, main, seal_outputs=True):
+def run(snakemake, main):
     """Call main(log) with the job's log open, its inputs held to their seals and its outputs sealed
-    (lmgap.seals) unless seal_outputs is false; show LmgapError messages on the console too."""
+    (lmgap.seals); show LmgapError messages on the console too."""
     console = sys.stderr
     with open(snakemake.log[0], "w") as log:
         sys.stderr = log
@@ -27,8 +27,7 @@ def run(snakemake, main, seal_outputs=True):
                 seals.check(snakemake.input)
                 seals.unseal(snakemake.output)
                 main(log)
-                if seal_outputs:
-                    seals.seal(snakemake.output)
+                seals.seal(snakemake.output)
             except OSError as err:
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):
                     raise

@@ -1,9 +1,12 @@
-"""Every file a job writes is sealed, and every job holds its inputs to their seals before it reads them:
-a record changed by hand since its job wrote it, its shape kept, would pass every reader's check of
-shape and be carried into the tables as if computed. The seal is a hidden file beside the output
-(`.NAME.seal`): its size, modification time and sha256. A file of the size and time sealed is taken
-unread; one of another is read and held to its sha256, so a file copied or merely touched passes.
-A file without a seal (written by a shell command, or before seals) is taken as it is."""
+"""Every file a job writes under results/ is sealed, and every job holds its inputs to their seals before it
+reads them: a record changed by hand since its job wrote it, its shape kept, would pass every reader's
+check of shape and be carried into the tables as if computed. A seal holds the file's size, modification
+time and sha256; a file of the size and time sealed is taken unread, one of another is read and held to
+its sha256, so a file copied or merely touched passes. A file without a seal (written by a shell command,
+or before seals) is taken as it is.
+
+Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
+predictions, a model) holds its own files alone."""
 
 import os
 from pathlib import Path
@@ -12,22 +15,29 @@ from .atomic import write_json
 from .files import DamagedRecord, read_json, sha256
 
 
+SEALS = Path("results/.seals")
+
+
 def seal_path(path):
-    path = Path(path)
-    return path.with_name(f".{path.name}.seal")
+    """Where the seal of a file under results/ lies (a path relative to the job's folder), else None."""
+    parts = Path(path).parts
+    if Path(path).is_absolute() or len(parts) < 2 or parts[0] != "results" or ".." in parts:
+        return None
+    return SEALS.joinpath(*parts[1:-1], f"{parts[-1]}.seal")
 
 
 def unseal(paths):
     """Remove the seals of paths (a job's outputs, before it writes them anew): an output left by a job
     killed before it sealed its work is then taken as it is, not refused by the seal of an earlier run's."""
     for path in paths:
-        seal_path(path).unlink(missing_ok=True)
+        if seal_path(path):
+            seal_path(path).unlink(missing_ok=True)
 
 
 def seal(paths):
     """Seal each regular file among paths (folders are left to their own checks)."""
     for path in paths:
-        if os.path.isfile(path):
+        if seal_path(path) and os.path.isfile(path):
             info = os.stat(path)
             write_json({"bytes": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256(path)}, seal_path(path))
 
@@ -36,7 +46,7 @@ def check(paths):
     """Refuse a file among paths that is not what its job wrote, named with the fix."""
     for path in paths:
         sealed = seal_path(path)
-        if not (os.path.isfile(path) and sealed.is_file()):
+        if not (sealed and os.path.isfile(path) and sealed.is_file()):
             continue
         try:
             written = read_json(sealed)
@@ -47,7 +57,7 @@ def check(paths):
                 continue
         except (DamagedRecord, TypeError, KeyError):
             # A seal that does not read: the file is not known to be its job's.
-            raise DamagedRecord(path, f"its seal {sealed.name} beside it is damaged") from None
+            raise DamagedRecord(path, f"its seal {sealed} is damaged") from None
         if info.st_size != written["bytes"]:
             size = f"{info.st_size:,} bytes" if info.st_size else "empty"
             how = f"{size} where its job wrote {written['bytes']:,}"
