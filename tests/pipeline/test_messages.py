@@ -128,15 +128,17 @@ def test_write_protected_tables_are_named_in_one_line_before_any_job(tmp_path, s
     run_pipeline(work, config, PERPLEXITY_TABLE)
     tables = work / "results/tables"
     # Another order: the tables are to be written (the perplexity table again), into a folder, then
-    # a file, it may not.
+    # a file, it may not; and a model's folder, deeper, which Snakemake meets only as it removes a job's outputs.
     again = {**config, "orders": [2, 3]}
-    for protected, says in (
-        (tables, "(Permission denied)"),
-        (tables / "perplexity.tsv", "(perplexity.tsv in it is write-protected)"),
+    model = work / "results/models/o3"
+    for protected, folder, says in (
+        (tables, tables, "(Permission denied)"),
+        (tables / "perplexity.tsv", tables, "(perplexity.tsv in it is write-protected)"),
+        (model, model, "(Permission denied)"),
     ):
         protected.chmod(0o555 if protected.is_dir() else 0o444)
         done = run_pipeline(work, again, wrapper=WITHOUT_OVERRIDE, check=False)
         protected.chmod(0o755 if protected.is_dir() else 0o644)
         said = done.stdout + done.stderr
-        assert done.returncode != 0 and f"cannot write to {tables.resolve()} {says}" in said, said[-3000:]
+        assert done.returncode != 0 and f"cannot write to {folder.resolve()} {says}" in said, said[-3000:]
         assert "Traceback" not in said and "Select jobs to execute" not in said

@@ -35,16 +35,18 @@ def check_writable(folders):
 
 
 def check_outputs_writable(folders):
-    """Each of these folders that exists, and each file in it, can be written: Snakemake refuses
-    write-protected outputs at the start with a long traceback. Looked at without writing."""
+    """Each of these folders that exists, each folder in it and each file, can be written: Snakemake refuses
+    write-protected outputs at the start with a long traceback, and meets an immutable folder's (root's
+    chattr +i) only when a job's outputs are removed, with another. Looked at without writing."""
     for folder in map(Path, folders):
-        if not folder.is_dir():
-            continue
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise cannot_write(folder, "Permission denied")
-        for path in folder.iterdir():
-            if path.is_file() and not os.access(path, os.W_OK):
-                raise cannot_write(folder, f"{path.name} in it is write-protected")
+        for where, _, files in os.walk(folder):
+            if not os.access(where, os.W_OK | os.X_OK):
+                raise cannot_write(where, "Permission denied")
+            for name in files:
+                path = os.path.join(where, name)
+                # (A link's target is not written: Snakemake replaces the link.)
+                if not os.path.islink(path) and not os.access(path, os.W_OK):
+                    raise cannot_write(where, f"{name} in it is write-protected")
 
 
 def check_records_writable(records=".snakemake"):

@@ -103,7 +103,7 @@ def warn(warnings):
 # traceback.
 try:
     check_records_writable()
-    check_outputs_writable(["results", *INSTALLED_FOLDERS, "logs"])
+    check_outputs_writable(["results", "logs"])
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 
