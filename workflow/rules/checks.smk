@@ -152,14 +152,16 @@ warn([edited_warning(config["lmgap_report"]["edited"])])
 def tables_kept(log=None):
     """The tables, plots and submission files an earlier run wrote that this one was to rewrite and did
     not: named in KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose
-    unfinished jobs name those whose job never started (a job it waits for failed): their staged copies,
-    the earlier run's, are removed, so that they stay kept, and their job due, until it has run (a next run
-    that finds nothing else due, no hook runs to say otherwise)."""
+    unfinished jobs name those whose job never started (a job it waits for failed). The staged copies of
+    these, the earlier run's, are removed where the copy put in place stands: they are then kept as a failed
+    job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
+    that could strike them off a list)."""
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:
-            for path in staged_outputs(job).values():
-                Path(path).unlink(missing_ok=True)
+            for path, _, _ in RESULTS[job].values():
+                if Path(path).is_file():
+                    Path(staged(path)).unlink(missing_ok=True)
     kept = sorted(kept_from_an_earlier_run())
     note_kept(kept, KEPT)
     if kept:
