@@ -58,4 +58,7 @@ rule all:
         # copies gone, and Snakemake runs no job for a missing input of a job whose outputs exist.
         [staged(path) for path in results_made()],
         rules.provenance.output,
+        # And the fetch's record, by which each run checks the corpus: a fetch that failed, or a record
+        # deleted as its damage message says, would otherwise be left so by a run with nothing else due.
+        rules.fetch_corpus.output.record,
         kept_results(),

@@ -65,6 +65,28 @@ def test_edits_that_change_no_result_run_nothing(first_run):
         assert jobs_planned(work, {**config, **edit}) == {}, edit
 
 
+def test_a_failed_fetch_is_tried_again_and_no_record_takes_the_settings_it_failed_with(first_run):
+    root, config = first_run
+    work = root / "work"
+    provenance = (work / "results/provenance.json").read_bytes()
+    # The corpus damaged (a gap word lost) while a setting changes: the fetch fails, and removes its record.
+    expected = root / "corpus/dev-0/expected.tsv"
+    good = expected.read_bytes()
+    expected.write_bytes(good[: good.rindex(b"\n", 0, len(good) - 1) + 1])
+    changed = {**config, "comparison": {"seed": 7}}
+    for _ in range(2):
+        # The same command again fails again: the run does not end in "Nothing to be done".
+        done = run_pipeline(work, changed, check=False)
+        said = done.stdout + done.stderr
+        assert done.returncode and "expected.tsv has" in said and "provenance" not in done.jobs, said[-3000:]
+        assert (work / "results/provenance.json").read_bytes() == provenance
+    # The corpus mended, the fetch runs again, and the record is of the settings the run had.
+    expected.write_bytes(good)
+    done = run_pipeline(work, changed)
+    assert "fetch_corpus" in done.jobs and (work / "results/corpus/fetched.json").is_file()
+    assert yaml.safe_load((work / "results/provenance.json").read_text())["experiment"]["comparison"]["seed"] == 7
+
+
 def test_moving_the_corpus_retrains_and_rescores_nothing(first_run):
     root, config = first_run
     work = root / "work"

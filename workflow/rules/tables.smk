@@ -76,6 +76,8 @@ rule comparison_table:
 
 rule provenance:
     input:
+        # The fetch's record too: a run whose fetch failed records no settings it did not run with.
+        record=rules.fetch_corpus.output.record,
         manifest=rules.corpus_manifest.output.manifest,
         metrics=rules.perplexity_table.input.metrics,
         tools=list(every_kenlm_tool().values()),
