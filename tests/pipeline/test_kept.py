@@ -135,3 +135,20 @@ def test_a_failed_submission_job_keeps_the_submission_and_names_it(neural_run_co
     run_pipeline(work, None)
     out = submission / "dev-0/out.tsv"
     assert not (work / KEPT).exists() and out.read_bytes() == before[out] and (submission / "gonito.yaml").is_file()
+
+
+def test_a_staged_copy_changed_by_hand_is_refused_before_any_job_and_the_tables_stay(neural_run_copy):
+    # Its install job would fail on it, and Snakemake starts that job by removing the tables in place.
+    work = neural_run_copy()
+    before = written(work)
+    staged = work / "results/.staged/tables/perplexity.tsv"
+    staged.write_text(staged.read_text().replace("\t3\t", "\t4\t", 1))
+    failed = run_pipeline(work, None, check=False)
+    said = failed.stdout + failed.stderr
+    assert failed.returncode and not failed.jobs and "Traceback" not in said, said[-3000:]
+    assert "results/.staged/tables/perplexity.tsv is damaged (other bytes than its job wrote, as many" in said
+    assert written(work) == before
+    # Its fix followed: the table job writes it again, and the table in place is the run's.
+    staged.unlink()
+    run_pipeline(work, None)
+    assert written(work)[Path("results/tables/perplexity.tsv")] == before[Path("results/tables/perplexity.tsv")]

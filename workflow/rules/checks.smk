@@ -4,6 +4,7 @@
 # onstart (a real run, before its first job), or in the job that needs the answer.
 from snakemake.logging import logger
 
+from lmgap import seals
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.preflight import (
     check_outputs_writable,
@@ -120,6 +121,9 @@ onstart:
         made = [folder for folder in INSTALLED_FOLDERS[1:] if os.path.isdir(folder)]
         check_writable(["results", "logs", INSTALLED_FOLDERS[0], *made])
         check_texts_unchanged(Path(SPLIT_TEXT).parent)
+        # A staged copy changed by hand would fail its install job, which Snakemake starts by removing
+        # the copy in place: refused here, the tables in place stay.
+        seals.check([staged(path) for path in results_made()])
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
