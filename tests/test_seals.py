@@ -70,17 +70,30 @@ def test_a_file_or_its_seal_damaged_is_named(damage, why):
         seals.check([record])
 
 
-def test_what_has_no_seal_is_taken_as_it_is_and_a_job_unseals_what_it_will_write(tmp_path):
-    # A file a shell command wrote, a folder, a file from before seals, one outside results/: nothing to hold
-    # them to.
-    record, folder, tool = Path("results/dev-0.json"), Path("results/model"), tmp_path / "lmplz"
-    write(record, RECORD)
+def test_a_file_under_results_without_its_seal_is_refused_and_others_are_taken(tmp_path):
+    # A folder, a file outside results/, a benchmark file Snakemake wrote: nothing to hold them to.
+    folder, tool, benchmark = Path("results/model"), tmp_path / "lmplz", Path("results/benchmarks/train/o3.tsv")
     folder.mkdir()
     tool.write_text("#!/bin/sh\n")
-    seals.seal([folder, tool])
-    seals.check([record, folder, tool])
-    assert not seals.seal_path(folder).exists() and seals.seal_path(tool) is None
-    # A job killed after writing its output, before sealing it, leaves no earlier run's seal to refuse it by.
+    benchmark.parent.mkdir(parents=True)
+    benchmark.write_text("s\n1.0\n")
+    seals.seal([folder, tool, benchmark])
+    seals.check([folder, tool, benchmark])
+    assert not seals.seal_path(folder).exists() and seals.seal_path(tool) is seals.seal_path(benchmark) is None
+    # A record whose seal was deleted, or that was written by hand: not known to be its job's.
+    record = Path("results/dev-0.json")
+    write(record, RECORD)
+    seals.seal([record])
+    seals.seal_path(record).unlink()
+    with pytest.raises(DamagedRecord, match=r"it has no seal at results/\.seals/dev-0\.json\.seal"):
+        seals.check([record])
+
+
+def test_a_job_removes_the_seals_of_what_it_will_write(tmp_path):
+    # Killed after writing its output, before sealing it: no earlier run's seal stands beside what it wrote
+    # (Snakemake runs an incomplete job again).
+    record = Path("results/dev-0.json")
+    write(record, RECORD)
     seals.seal([record])
 
     def killed(log):
@@ -89,4 +102,4 @@ def test_what_has_no_seal_is_taken_as_it_is_and_a_job_unseals_what_it_will_write
 
     with pytest.raises(SystemExit):
         run(job(tmp_path, [], [str(record)]), killed)
-    seals.check([record])
+    assert not seals.seal_path(record).exists()

@@ -2,8 +2,10 @@
 reads them: a record changed by hand since its job wrote it, its shape kept, would pass every reader's
 check of shape and be carried into the tables as if computed. A seal holds the file's size, modification
 time and sha256; a file of the size and time sealed is taken unread, one of another is read and held to
-its sha256, so a file copied or merely touched passes. A file without a seal (written by a shell command,
-or before seals) is taken as it is.
+its sha256, so a file copied or merely touched passes. A file under results/ without a seal is refused too
+(its seal deleted, the file written by hand): every job writes through lmgap.scriptio, and a first run of
+this code runs every job again (each one's code digest changed). Snakemake's benchmark files, which it
+writes itself, are the exception.
 
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
@@ -16,12 +18,14 @@ from .files import DamagedRecord, read_json, sha256
 
 
 SEALS = Path("results/.seals")
+# What Snakemake writes under results/ itself, once a job has ended: no job can seal it.
+UNSEALED = ("benchmarks",)
 
 
 def seal_path(path):
     """Where the seal of a file under results/ lies (a path relative to the job's folder), else None."""
     parts = Path(path).parts
-    if Path(path).is_absolute() or len(parts) < 2 or parts[0] != "results" or ".." in parts:
+    if Path(path).is_absolute() or len(parts) < 2 or parts[0] != "results" or parts[1] in UNSEALED or ".." in parts:
         return None
     return SEALS.joinpath(*parts[1:-1], f"{parts[-1]}.seal")
 
@@ -46,8 +50,10 @@ def check(paths):
     """Refuse a file among paths that is not what its job wrote, named with the fix."""
     for path in paths:
         sealed = seal_path(path)
-        if not (sealed and os.path.isfile(path) and sealed.is_file()):
+        if not (sealed and os.path.isfile(path)):
             continue
+        if not sealed.is_file():
+            raise DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
         try:
             written = read_json(sealed)
             info = os.stat(path)
