@@ -5,6 +5,7 @@ settings are the file's as edited) or is refused before any job starts, naming c
 the mistake and a fix. A few mutants stand for each class."""
 
 import re
+import subprocess
 
 import pytest
 import yaml
@@ -147,3 +148,18 @@ def test_an_open_bracket_or_quote_is_named_at_its_own_line_not_at_an_apostrophe_
     path.write_text(text)
     with pytest.raises(LmgapError, match=rf"line {line} leaves a .* open: close it"):
         check_config_file(path)
+
+
+def test_an_emptied_config_s_fix_restores_it_pasted_anywhere(tmp_path):
+    # A run folder of its own in the repository (as .test/), its config emptied; the fix pasted elsewhere.
+    folder = tmp_path / "repo/run folder $(touch X)"
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text("orders: [3]\n")
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", *command], cwd=tmp_path / "repo", check=True)
+    (folder / "config.yaml").write_text("# orders: [3]\n")
+    with pytest.raises(LmgapError) as err:
+        check_config_file(folder / "config.yaml")
+    command = re.search(r"restore it with (.*) \(whose", str(err.value)).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (folder / "config.yaml").read_text() == "orders: [3]\n" and not (tmp_path / "X").exists()

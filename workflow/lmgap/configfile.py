@@ -3,13 +3,21 @@ where YAML's parser gives up (a bracket left open is found lines later, a line i
 too far at the next line's), and the line of every setting, for the schema's refusals."""
 
 import re
+import shlex
 from collections import Counter
+from pathlib import Path
 
 import yaml
 
 from .errors import LmgapError
 
-RESTORE = "restore it with git checkout config.yaml (the repository's, whose comments describe each setting)"
+
+def restore(path):
+    """The fix for a config file with no setting left: its committed copy, by a command that works wherever it
+    is pasted (a --directory run reads the config of another folder than the one Snakemake was started in)."""
+    path = Path(path).resolve()
+    folder, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
+    return f"restore it with git -C {folder} checkout -- {name} (whose comments describe each setting)"
 
 
 def content_lines(text):
@@ -139,7 +147,7 @@ def check_config_file(path):
         ) from None
     lines = content_lines(text)
     if not lines:
-        raise LmgapError(f"{path} holds no setting (it is empty, or every line is a comment): {RESTORE}")
+        raise LmgapError(f"{path} holds no setting (it is empty, or every line is a comment): {restore(path)}")
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
@@ -159,7 +167,7 @@ def check_config_file(path):
             f"{path} line {line} holds the character U+{code:04X}, which YAML does not allow: delete it"
         ) from None
     if not isinstance(node, yaml.MappingNode):
-        raise LmgapError(f"{path} line {lines[0][0]} is not a setting `name: value`: {RESTORE}")
+        raise LmgapError(f"{path} line {lines[0][0]} is not a setting `name: value`: {restore(path)}")
     try:
         found = setting_lines(node)
     except NotAName as err:
