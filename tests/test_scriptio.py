@@ -11,7 +11,7 @@ from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
-from lmgap.preflight import compare_installed, edited_warning, other_models_warning, unfinished_rules
+from lmgap.preflight import compare_installed, edited_warning, other_models_warning, put_back, unfinished_rules
 from lmgap.scriptio import run
 
 
@@ -134,3 +134,16 @@ def test_a_run_s_log_gives_the_rules_of_the_jobs_it_planned_and_did_not_finish(t
     assert unfinished_rules([str(log)]) == {"gap_logprobs", "gap_table", "install_gap_table", "all", "total"}
     assert unfinished_rules(str(log)) == unfinished_rules([str(log)])
     assert unfinished_rules([str(tmp_path / "gone.log")]) == set() and unfinished_rules(None) == set()
+
+
+def test_a_result_missing_in_place_while_its_staged_copy_stands_is_put_back(tmp_path):
+    # A run stopped as an install job began: Snakemake had removed the copy in place, and the job copied nothing.
+    staged, installed = tmp_path / ".staged/gonito.yaml", tmp_path / "submission/gonito.yaml"
+    staged.parent.mkdir()
+    staged.write_text("description: o3\n")
+    kept, kept_staged = tmp_path / "submission/inputs.json", tmp_path / ".staged/inputs.json"
+    assert put_back({installed: staged, kept: kept_staged}) == [str(installed)]
+    assert installed.read_text() == "description: o3\n" and not kept.exists()
+    # One in place is never touched, whatever its staged copy holds.
+    staged.write_text("description: o4\n")
+    assert put_back({installed: staged}) == [] and installed.read_text() == "description: o3\n"

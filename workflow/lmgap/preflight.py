@@ -5,11 +5,12 @@ import csv
 import filecmp
 import os
 import re
+import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from .atomic import atomic_open
+from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
 from .corpus.textrecord import record_path
 from .files import read_json, sha256
@@ -95,6 +96,19 @@ def unfinished_rules(logs):
             planned[rule] = max(planned.get(rule, 0), int(count))
     finished = Counter(re.findall(r"^Finished jobid: \d+ \(Rule: (\w+)\)", text, flags=re.M))
     return {rule for rule, count in planned.items() if finished[rule] < count}
+
+
+def put_back(installed):
+    """Copy into place each of installed ({table or plot: the copy its job staged}) that is missing while its
+    staged copy stands: a run stopped as its install job began, which Snakemake starts by removing the copy in
+    place; returns them."""
+    restored = []
+    for path, staged in installed.items():
+        if not Path(path).exists() and Path(staged).is_file():
+            with atomic_path(path) as tmp:
+                shutil.copyfile(staged, tmp)
+            restored.append(str(path))
+    return restored
 
 
 def note_kept(kept, marker):

@@ -15,6 +15,7 @@ from lmgap.preflight import (
     corpus_warnings,
     edited_warning,
     note_kept,
+    put_back,
     other_models_warning,
     set_aside,
     stale_tables_warning,
@@ -159,13 +160,22 @@ def tables_kept(log=None):
     unfinished jobs name those whose job never started (a job it waits for failed). The staged copies of
     these, the earlier run's, are removed where the copy put in place stands: they are then kept as a failed
     job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
-    that could strike them off a list)."""
+    that could strike them off a list). One missing in place while its staged copy stands (the run stopped
+    as the job that puts it in place began) is put back."""
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:
             for path, _, _ in RESULTS[job].values():
                 if Path(path).is_file():
                     Path(staged(path)).unlink(missing_ok=True)
+    restored = put_back({path: staged(path) for path in results_made()})
+    if restored:
+        warn(
+            [
+                f"{', '.join(restored)}: put back from the copies staged under results/.staged/ (the run stopped as "
+                "the job that puts them in place began)"
+            ]
+        )
     kept = sorted(kept_from_an_earlier_run())
     note_kept(kept, KEPT)
     if kept:
