@@ -156,6 +156,10 @@ def test_a_commit_without_git_history_says_a_commit_needs_git(tmp_path):
     write_corpus(tmp_path / "plain", MarkovSource(seed=1), train_sentences=20, dev_sentences=5, seed=1)
     with pytest.raises(LmgapError, match="is a folder without git history.*remove corpus.commit"):
         fetch(tmp_path, str(tmp_path / "plain"), commit="0123456")
+    # A folder inside a repository (a corpus copied into a checkout) has its history, not one of its own.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with pytest.raises(LmgapError, match=f"is a folder inside the git repository {tmp_path}, not a repository of"):
+        fetch(tmp_path / "f", str(tmp_path / "plain"), commit="0123456")
 
 
 def test_fingerprints_follow_the_bytes_not_the_place(tmp_path, corpus_repo):

@@ -20,7 +20,7 @@ CONNECT_TIMEOUT_S = 15
 
 
 def check_commit_source(source, commit):
-    """A commit needs history to check out: a local folder must be a git repository."""
+    """A commit needs history to check out: a local folder must be a git repository, at its top."""
     if not commit or is_url(source) or not Path(source).is_dir():
         return
     done = subprocess.run(["git", "-C", str(source), "rev-parse", "--git-dir"], capture_output=True, text=True)
@@ -29,6 +29,17 @@ def check_commit_source(source, commit):
             f"corpus.commit is {commit}, but corpus.source {source} is a folder without git history, so "
             "there is no commit to check out: remove corpus.commit to use the folder "
             "as it is, or point corpus.source at a git repository of the corpus"
+        )
+    git = ["git", "-C", str(source), "rev-parse"]
+    if subprocess.run([*git, "--is-bare-repository"], capture_output=True, text=True).stdout.strip() == "true":
+        return
+    top = subprocess.run([*git, "--show-toplevel"], capture_output=True, text=True).stdout.strip()
+    if Path(top).resolve() != Path(source).resolve():
+        # A folder within a repository (a corpus copied into this checkout, say): its history is the repository's.
+        raise LmgapError(
+            f"corpus.commit is {commit}, but corpus.source {source} is a folder inside the git repository {top}, "
+            "not a repository of its own, so there is no commit of the corpus to check out: remove corpus.commit "
+            "to use the folder as it is, or point corpus.source at a git repository of the corpus"
         )
 
 
