@@ -3,6 +3,7 @@ only into a clone of the corpus it predicted, losing nothing of the clone's own.
 
 import json
 import lzma
+import os
 import shutil
 import subprocess
 
@@ -213,3 +214,19 @@ def test_a_second_submit_of_what_the_clone_holds_committed_says_so_and_prints_no
     second = capsys.readouterr().out
     assert "holds this submission already, committed" in second and "git add" not in second
     assert "git commit" not in second
+
+
+def test_a_submit_after_the_config_changed_says_the_submission_is_of_the_config_before(submission_and_clone, capsys):
+    made, clone = submission_and_clone
+    run = made.parent / "run"
+    submission = run / "results/submission"
+    shutil.copytree(made, submission)
+    (run / "config.yaml").write_text("orders: [3]\n")
+    os.utime(submission / "gonito.yaml", (1, 1))
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    warned = capsys.readouterr().err
+    assert f"warning: {run / 'config.yaml'} was changed since the run that made {submission}" in warned
+    # A submission made after the config's last change: nothing to say.
+    os.utime(run / "config.yaml", (0, 0))
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 import argparse
 import sys
+from pathlib import Path
 
 from .commands import send_submission
 from .errors import LmgapError
@@ -19,7 +20,22 @@ def score(args):
         print(f"{name}\t{value!r}")
 
 
+def config_changed_since(submission):
+    """The run's config.yaml (beside results/) where it was changed since the run made the submission."""
+    config, made = Path(submission).resolve().parent.parent / "config.yaml", Path(submission) / "gonito.yaml"
+    if config.is_file() and made.is_file() and config.stat().st_mtime > made.stat().st_mtime:
+        return config
+    return None
+
+
 def submit(args):
+    config = config_changed_since(args.submission)
+    if config:
+        print(
+            f"lmgap submit: warning: {config} was changed since the run that made {args.submission}: this is the "
+            "submission of the config before the change; run the pipeline first for one of the config as it stands",
+            file=sys.stderr,
+        )
     files = copy_into(args.submission, args.clone)
     if head_commit(args.clone) is None:
         print(
