@@ -55,6 +55,18 @@ def test_a_folder_the_run_cannot_write_is_named_in_one_line(tmp_path, small, fol
     assert not list((work / folder).iterdir())
 
 
+def test_a_config_without_orders_says_it_trains_the_default(tmp_path, small):
+    # Its line deleted: the config means the schema's default, which the run says (the fetch alone runs here).
+    _, config = small
+    done = run_pipeline(
+        tmp_path / "work", {k: v for k, v in config.items() if k != "orders"}, "results/corpus/fetched.json"
+    )
+    assert (
+        "lmgap warning: the config sets no orders (its line deleted?): the default, [3, 4, 5], is trained"
+        in done.stderr
+    )
+
+
 def test_scoring_the_training_split_warns_on_the_console_and_in_the_log(tmp_path, small):
     _, config = small
     work = tmp_path / "work"

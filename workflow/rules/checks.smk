@@ -36,6 +36,8 @@ INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
 def config_warnings():
     """What the config asks for that is accepted but likely a mistake."""
+    if not ORDERS_GIVEN:
+        yield f"the config sets no orders (its line deleted?): the default, {config['orders']}, is trained"
     physical_mb = physical_memory_mb()
     if MEMORY_BUDGET_MB > physical_mb:
         yield (
