@@ -87,6 +87,8 @@ def test_a_file_under_results_without_its_seal_is_refused_and_others_are_taken(t
     seals.seal_path(record).unlink()
     with pytest.raises(DamagedRecord, match=r"it has no seal at results/\.seals/dev-0\.json\.seal"):
         seals.check([record])
+    # (Taken where asked: a staged table of a run of earlier code, which its job writes again before it is used.)
+    seals.check([record], unsealed=True)
 
 
 def test_a_job_removes_the_seals_of_what_it_will_write(tmp_path):
