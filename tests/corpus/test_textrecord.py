@@ -46,3 +46,11 @@ def test_texts_without_a_record_and_other_files_are_taken_as_they_are(tmp_path):
     other.write_text("x")
     (other.with_suffix(".json")).write_text(json.dumps({"bytes": 5, "lines": 0, "sha256": ""}))
     check_texts([str(other)])
+
+
+def test_a_damaged_record_names_its_text_too_which_its_fix_deletes_with_it(tmp_path):
+    # Deleted alone, the record would not be written again while what was made from the text stands.
+    path = written(tmp_path)
+    record_path(path).write_text("")
+    with pytest.raises(LmgapError, match=rf"{record_path(path)} is damaged \(.*\): delete it and {path}, and run"):
+        check_texts([str(path)])

@@ -90,9 +90,11 @@ def follow_fixes(work, damaged):
         if not done.returncode:
             break
         assert "Traceback" not in said, said[-4000:]
+        # (A record written with a file besides it names that file too: delete it and FILE, and run ...)
+        named_here = re.findall(r"(\S+) is damaged \(.*?\): delete it(?: and (\S+))?, and run the pipeline again", said)
         fixes = {
             str(Path(path).relative_to(work)) if Path(path).is_absolute() else path
-            for path in re.findall(r"(\S+) is damaged \(.*?\): delete it, and run the pipeline again", said)
+            for path in (path for both in named_here for path in both if path)
         }
         assert fixes and not fixes & named, ("no fix, or one that repeats its own error", fixes & named, said[-4000:])
         named |= fixes

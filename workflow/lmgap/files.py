@@ -19,8 +19,15 @@ class DamagedRecord(LmgapError, ValueError):
     """A record of the pipeline's own that does not read as it was written (a job killed while
     writing elsewhere, a disk that filled up, a hand edit); a ValueError, as json's own error is."""
 
-    def __init__(self, path, why):
-        super().__init__(f"{path} is damaged ({why}): delete it, and run the pipeline again to write it anew")
+    def __init__(self, path, why, also=None):
+        # also: a file written with it by the same job, which deleting it alone would leave as it is.
+        fix = (
+            f"delete it and {also}, and run the pipeline again to write them anew"
+            if also
+            else "delete it, and run the pipeline again to write it anew"
+        )
+        super().__init__(f"{path} is damaged ({why}): {fix}")
+        self.why = why
 
 
 def read_json(path):

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
-from .corpus.textrecord import record_path
+from .corpus.textrecord import read_text_record, record_path
 from .files import read_json, sha256
-from .shapes import TEXT_RECORD, read_record
 
 
 def cannot_write(folder, why):
@@ -179,7 +178,7 @@ def check_texts_unchanged(folder):
         record = record_path(text)
         if not record.is_file() or text.stat().st_mtime <= record.stat().st_mtime:
             continue
-        written = read_record(record, TEXT_RECORD)
+        written = read_text_record(text)
         if sha256(text) == written["sha256"]:
             continue
         size = text.stat().st_size

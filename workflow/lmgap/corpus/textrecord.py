@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..atomic import write_json
 from ..errors import LmgapError
+from ..files import DamagedRecord
 from ..shapes import TEXT_RECORD, read_record
 
 # The texts the pipeline writes: a split's and its samples', never vocabulary.json or a years table.
@@ -31,6 +32,15 @@ def write_text_record(text):
     write_json({"bytes": os.path.getsize(text), "lines": lines, "sha256": digest.hexdigest()}, record_path(text))
 
 
+def read_text_record(text):
+    """The record of a text; a damaged one is named with the text, which its fix deletes too (Snakemake does
+    not write again a record deleted alone while what was made from its text stands)."""
+    try:
+        return read_record(record_path(text), TEXT_RECORD)
+    except DamagedRecord as err:
+        raise DamagedRecord(record_path(text), err.why, also=text) from None
+
+
 def check_texts(paths):
     """Refuse a text of ours among paths (a job's inputs) whose size is not its record's: a stat, not a
     read, so that every job may check the 836 MB training text. Texts without a record (written before
@@ -39,7 +49,7 @@ def check_texts(paths):
         record = record_path(path)
         if not TEXT.search(path) or not record.is_file():
             continue
-        written = read_record(record, TEXT_RECORD)["bytes"]
+        written = read_text_record(path)["bytes"]
         size = os.path.getsize(path)
         if size != written:
             raise LmgapError(
