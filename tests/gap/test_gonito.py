@@ -3,7 +3,6 @@ only into a clone of the corpus it predicted, losing nothing of the clone's own.
 
 import json
 import lzma
-import os
 import shutil
 import subprocess
 
@@ -216,17 +215,18 @@ def test_a_second_submit_of_what_the_clone_holds_committed_says_so_and_prints_no
     assert "git commit" not in second
 
 
-def test_a_submit_after_the_config_changed_says_the_submission_is_of_the_config_before(submission_and_clone, capsys):
+def test_a_submit_after_a_setting_changed_is_warned_of_and_a_comment_changes_nothing(submission_and_clone, capsys):
     made, clone = submission_and_clone
     run = made.parent / "run"
     submission = run / "results/submission"
     shutil.copytree(made, submission)
-    (run / "config.yaml").write_text("orders: [3]\n")
-    os.utime(submission / "gonito.yaml", (1, 1))
+    before = files_of(clone)
+    (run / "config.yaml").write_text("eval_splits: [dev-1]\nneural: {}\n")
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
-    warned = capsys.readouterr().err
-    assert f"warning: {run / 'config.yaml'} was changed since the run that made {submission}" in warned
-    # A submission made after the config's last change: nothing to say.
-    os.utime(run / "config.yaml", (0, 0))
+    said = capsys.readouterr().err
+    assert f"warning: {run / 'config.yaml'} sets eval_splits: ['dev-1'], which the submission in {submission}" in said
+    assert "run the pipeline first" in said and files_of(clone) != before
+    # The settings it was made with, a comment added and settings it does not record (a path) aside: nothing said.
+    (run / "config.yaml").write_text("# my sweep\neval_splits: [dev-0]\nkenlm: {bin_dir: /opt/kenlm}\n")
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
     assert "warning" not in capsys.readouterr().err

@@ -8,7 +8,7 @@ from .commands import send_submission
 from .errors import LmgapError
 from .files import committed_unchanged, head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
-from .gap.gonito import copy_into
+from .gap.gonito import changed_settings, copy_into
 
 
 def score(args):
@@ -20,20 +20,17 @@ def score(args):
         print(f"{name}\t{value!r}")
 
 
-def config_changed_since(submission):
-    """The run's config.yaml (beside results/) where it was changed since the run made the submission."""
-    config, made = Path(submission).resolve().parent.parent / "config.yaml", Path(submission) / "gonito.yaml"
-    if config.is_file() and made.is_file() and config.stat().st_mtime > made.stat().st_mtime:
-        return config
-    return None
-
-
 def submit(args):
-    config = config_changed_since(args.submission)
-    if config:
+    # The run's config.yaml, beside results/: one changed since the run that made the submission.
+    config = Path(args.submission).resolve().parent.parent / "config.yaml"
+    changed = changed_settings(config, args.submission)
+    if changed:
+        # A warning, not a refusal: a run given --config makes a submission its config.yaml does not describe.
+        settings = ", ".join(f"{key}: {value!r}" for key, value in changed)
         print(
-            f"lmgap submit: warning: {config} was changed since the run that made {args.submission}: this is the "
-            "submission of the config before the change; run the pipeline first for one of the config as it stands",
+            f"lmgap submit: warning: {config} sets {settings}, which the submission in {args.submission} was not "
+            "made with: if the config was changed since the run, run the pipeline first (its submission follows "
+            "the config); a run given --config makes one the file does not describe",
             file=sys.stderr,
         )
     files = copy_into(args.submission, args.clone)

@@ -95,6 +95,19 @@ def write_submission(outs, inputs, outputs):
     write_json(record, out_folder / INPUTS)
 
 
+def changed_settings(config_path, folder):
+    """(setting, value) of each setting config_path gives otherwise than the params of the submission in
+    folder record: the config was changed since the run that made it (a comment changes nothing)."""
+    try:
+        given = yaml.safe_load(Path(config_path).read_text())
+        params = yaml.safe_load((Path(folder) / YAML).read_text())["params"]
+    except (OSError, yaml.YAMLError, TypeError, KeyError):
+        return []
+    if not isinstance(given, dict) or not isinstance(params, dict):
+        return []
+    return [(key, value) for key, value in flat(given).items() if key in params and params[key] != value]
+
+
 def submitted_splits(folder):
     """The splits whose out.tsv a submission folder's gonito.yaml names (a folder left by an earlier
     config is not the submission's)."""
