@@ -163,3 +163,15 @@ def test_an_emptied_config_s_fix_restores_it_pasted_anywhere(tmp_path):
     command = re.search(r"restore it with (.*) \(whose", str(err.value)).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (folder / "config.yaml").read_text() == "orders: [3]\n" and not (tmp_path / "X").exists()
+
+
+def test_an_emptied_config_git_does_not_track_is_restored_from_the_repository_s(tmp_path):
+    # A run folder copied from .test/, untracked: git has no copy of its config to give back.
+    folder = tmp_path / "my run's folder"
+    folder.mkdir()
+    (folder / "config.yaml").write_text("")
+    with pytest.raises(LmgapError) as err:
+        check_config_file(folder / "config.yaml")
+    command = re.search(r"describe each setting: (cp .*)$", str(err.value)).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (folder / "config.yaml").read_text() == (REPO / "config.yaml").read_text()

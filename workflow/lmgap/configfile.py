@@ -4,6 +4,7 @@ too far at the next line's), and the line of every setting, for the schema's ref
 
 import re
 import shlex
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -12,12 +13,23 @@ import yaml
 from .errors import LmgapError
 
 
+# The repository's own config.yaml, whose comments describe each setting.
+SHIPPED = Path(__file__).resolve().parents[2] / "config.yaml"
+
+
 def restore(path):
-    """The fix for a config file with no setting left: its committed copy, by a command that works wherever it
-    is pasted (a --directory run reads the config of another folder than the one Snakemake was started in)."""
+    """The fix for a config file with no setting left, by a command that works wherever it is pasted (a
+    --directory run reads the config of another folder than the one Snakemake was started in): its committed
+    copy where git tracks it, else a copy of the repository's."""
     path = Path(path).resolve()
     folder, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
-    return f"restore it with git -C {folder} checkout -- {name} (whose comments describe each setting)"
+    tracked = ["git", "-C", str(path.parent), "ls-files", "--error-unmatch", "--", path.name]
+    if subprocess.run(tracked, capture_output=True).returncode == 0:
+        return f"restore it with git -C {folder} checkout -- {name} (whose comments describe each setting)"
+    if SHIPPED.is_file() and SHIPPED != path:
+        shipped = shlex.quote(str(SHIPPED))
+        return f"restore it from the repository's, whose comments describe each setting: cp {shipped} {folder}/{name}"
+    return "restore it from a copy of lmgap's repository, whose config.yaml's comments describe each setting"
 
 
 def content_lines(text):
