@@ -156,7 +156,10 @@ def refusal(error, schema, line=""):
             )
         return f"{where}: {error.message}; remove it, or use one of the keys known there: {', '.join(known)}"
     message = error.message
-    if error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
+    if error.validator == "type" and error.instance is None:
+        # `orders:` with nothing after it: YAML's null, not a value the user meant.
+        message = "it has no value (nothing after its colon)"
+    elif error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
         message += f" (write a list: [{error.instance}])"
     # The description of the setting refused and of no other: each step into a setting (a key, a
     # name of a mapping of names, its entry) starts afresh; its items and alternative forms do not.
