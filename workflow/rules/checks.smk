@@ -164,14 +164,14 @@ def tables_kept(log=None):
     these, the earlier run's, are removed where the copy put in place stands: they are then kept as a failed
     job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
     that could strike them off a list). One missing in place while its staged copy stands (the run stopped
-    as the job that puts it in place began) is put back."""
+    as the job that puts it in place began) is first put back, and then kept as any other."""
+    restored = put_back({path: staged(path) for path in results_made()})
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:
             for path, _, _ in RESULTS[job].values():
                 if Path(path).is_file():
                     Path(staged(path)).unlink(missing_ok=True)
-    restored = put_back({path: staged(path) for path in results_made()})
     if restored:
         warn(
             [
@@ -203,5 +203,6 @@ onsuccess:
 
 onerror:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
-    warn(tables_of_other_models())
+    # (After the tables kept: one put back may be of another configuration.)
     tables_kept(log)
+    warn(tables_of_other_models())
