@@ -3,6 +3,7 @@ edit that keeps a record's shape, which no reader of shapes can see, is named wi
 
 import json
 import os
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -89,6 +90,9 @@ def test_a_file_under_results_without_its_seal_is_refused_and_others_are_taken(t
         seals.check([record])
     # (Taken where asked: a staged table of a run of earlier code, which its job writes again before it is used.)
     seals.check([record], unsealed=True)
+    # And with no seals at all, their folder deleted: nothing to hold any file to.
+    shutil.rmtree("results/.seals")
+    seals.check([record])
 
 
 def test_a_job_removes_the_seals_of_what_it_will_write(tmp_path):

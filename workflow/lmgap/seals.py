@@ -5,7 +5,7 @@ time and sha256; a file of the size and time sealed is taken unread, one of anot
 its sha256, so a file copied or merely touched passes. A file under results/ without a seal is refused too
 (its seal deleted, the file written by hand): every job writes through lmgap.scriptio, and a first run of
 this code runs every job again (each one's code digest changed). Snakemake's benchmark files, which it
-writes itself, are the exception.
+writes itself, are the exception, and so is every file when results/.seals/ is gone as a whole.
 
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
@@ -54,7 +54,8 @@ def check(paths, unsealed=False):
         if not (sealed and os.path.isfile(path)):
             continue
         if not sealed.is_file():
-            if unsealed:
+            # No seals at all (their folder deleted): nothing to hold any file to, rather than one refusal a run.
+            if unsealed or not SEALS.is_dir():
                 continue
             raise DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
         try:
