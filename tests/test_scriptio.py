@@ -1,6 +1,7 @@
 """What the user is told of a job or a run: a damaged record of ours named with its fix, an
 interrupt as an interrupt, not a crash, and a table an earlier configuration left as such."""
 
+import json
 import os
 from types import SimpleNamespace
 
@@ -11,7 +12,14 @@ from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
-from lmgap.preflight import compare_installed, edited_warning, other_models_warning, put_back, unfinished_rules
+from lmgap.preflight import (
+    compare_installed,
+    edited_warning,
+    other_models_warning,
+    put_back,
+    unfinished_rules,
+    unseen_changes,
+)
 from lmgap.scriptio import run
 
 
@@ -147,3 +155,19 @@ def test_a_result_missing_in_place_while_its_staged_copy_stands_is_put_back(tmp_
     # One in place is never touched, whatever its staged copy holds.
     staged.write_text("description: o4\n")
     assert put_back({installed: staged}) == [] and installed.read_text() == "description: o3\n"
+
+
+def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_path):
+    # Snakemake compares params with its records of the runs: without them, a changed setting reruns nothing.
+    experiment = {"orders": [3], "comparison": {"seed": 12345}, "corpus": {"source": "corpus", "commit": None}}
+    provenance = tmp_path / "provenance.json"
+    provenance.write_text(json.dumps({"experiment": experiment}))
+    metadata = tmp_path / ".snakemake/metadata"
+    changed = {**experiment, "comparison": {"seed": 7}, "corpus": {"source": "moved", "commit": None}}
+    said = unseen_changes(provenance, changed, metadata)
+    assert "does not see that comparison.seed changed since the results were made" in said and "--forceall" in said
+    # The settings the results were made with (the corpus moved aside), or Snakemake's records there: nothing.
+    assert unseen_changes(provenance, {**experiment, "corpus": {"source": "moved", "commit": None}}, metadata) is None
+    metadata.mkdir(parents=True)
+    (metadata / "cmVzdWx0cw==").write_text("{}")
+    assert unseen_changes(provenance, changed, metadata) is None

@@ -3,6 +3,7 @@ looks a parse takes at this folder (reading only: a dry run, a lint and a report
 
 import csv
 import filecmp
+import json
 import os
 import re
 import shutil
@@ -188,6 +189,40 @@ def check_texts_unchanged(folder):
             f"since. Delete {text} and run the pipeline again: the job that next needs it writes it anew from "
             "the corpus."
         )
+
+
+def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
+    """The settings that differ from those the results were made with (provenance_path's experiment), where
+    Snakemake's records of the runs are gone: it compares a job's params with those records, and without
+    them reruns nothing for a changed setting. Where the corpus lies is no result's setting."""
+    if Path(metadata).is_dir() and any(Path(metadata).iterdir()):
+        return None
+    recorded = _read_json(provenance_path)
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("experiment"), dict):
+        return None
+    # (Through JSON, as the record was written, so that only a change of value differs.)
+    now, then = _dotted(json.loads(json.dumps(experiment))), _dotted(recorded["experiment"])
+    changed = sorted(
+        key for key in now.keys() | then.keys() if key != "corpus.source" and now.get(key) != then.get(key)
+    )
+    if not changed:
+        return None
+    return (
+        f"Snakemake's records of the runs (.snakemake/metadata/) are gone, so it does not see that "
+        f"{', '.join(changed)} changed since the results were made ({provenance_path} holds their settings): they "
+        "are the earlier settings'. Run with --forceall to make them this config's, or --forcerun the rules the "
+        "change concerns"
+    )
+
+
+def _dotted(settings, prefix=""):
+    out = {}
+    for key, value in settings.items():
+        if isinstance(value, dict) and value:
+            out.update(_dotted(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def edited_warning(edited):

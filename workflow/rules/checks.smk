@@ -19,6 +19,7 @@ from lmgap.preflight import (
     put_back,
     set_aside,
     stale_tables_warning,
+    unseen_changes,
     unfinished_rules,
 )
 from lmgap.report.comparison import model_pairs, neural_pairs
@@ -155,6 +156,7 @@ config["lmgap_report"] = {
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
 warn([edited_warning(config["lmgap_report"]["edited"])])
+warn([unseen_changes(PROVENANCE, experiment_settings())])
 
 
 def tables_kept(log=None):
