@@ -31,11 +31,12 @@ def seal_path(path):
 
 
 def unseal(paths):
-    """Remove the seals of paths (a job's outputs, before it writes them anew): an output left by a job
-    killed before it sealed its work is then taken as it is, not refused by the seal of an earlier run's."""
+    """Remove the seals of paths (a job's outputs, before it writes them anew): no earlier run's seal stands
+    beside what a job killed before sealing its work wrote (Snakemake runs such a job again)."""
     for path in paths:
-        if seal_path(path):
-            seal_path(path).unlink(missing_ok=True)
+        sealed = seal_path(path)
+        if sealed:
+            sealed.unlink(missing_ok=True)
 
 
 def seal(paths):
