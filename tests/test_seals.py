@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from lmgap import seals
+from lmgap.errors import LmgapError
 from lmgap.files import DamagedRecord
 from lmgap.scriptio import run
 
@@ -90,9 +91,16 @@ def test_a_file_under_results_without_its_seal_is_refused_and_others_are_taken(t
         seals.check([record])
     # (Taken where asked: a staged table of a run of earlier code, which its job writes again before it is used.)
     seals.check([record], unsealed=True)
-    # And with no seals at all, their folder deleted: nothing to hold any file to.
+    # Their whole folder deleted, each is refused still, all of a job's inputs in one message.
+    other = Path("results/test-A.json")
+    write(other, RECORD)
     shutil.rmtree("results/.seals")
-    seals.check([record])
+    with pytest.raises(LmgapError) as err:
+        seals.check([record, other])
+    assert [line.split(" is damaged (it has no seal")[0] for line in str(err.value).splitlines()] == [
+        str(record),
+        str(other),
+    ]
 
 
 def test_a_job_removes_the_seals_of_what_it_will_write(tmp_path):

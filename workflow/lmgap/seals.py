@@ -5,7 +5,7 @@ time and sha256; a file of the size and time sealed is taken unread, one of anot
 its sha256, so a file copied or merely touched passes. A file under results/ without a seal is refused too
 (its seal deleted, the file written by hand): every job writes through lmgap.scriptio, and a first run of
 this code runs every job again (each one's code digest changed). Snakemake's benchmark files, which it
-writes itself, are the exception, and so is every file when results/.seals/ is gone as a whole.
+writes itself, are the exception.
 
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from .atomic import write_json
+from .errors import LmgapError
 from .files import DamagedRecord, read_json, sha256
 
 
@@ -47,31 +48,39 @@ def seal(paths):
             write_json({"bytes": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256(path)}, seal_path(path))
 
 
+def fault(path, unsealed=False):
+    """The DamagedRecord of a file that is not what its job wrote, else None; unsealed: take one without a seal
+    as it is."""
+    sealed = seal_path(path)
+    if not (sealed and os.path.isfile(path)):
+        return None
+    if not sealed.is_file():
+        return (
+            None
+            if unsealed
+            else DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
+        )
+    try:
+        written = read_json(sealed)
+        info = os.stat(path)
+        if (info.st_size, info.st_mtime_ns) == (written["bytes"], written["mtime_ns"]) or sha256(path) == written[
+            "sha256"
+        ]:
+            return None
+    except (DamagedRecord, TypeError, KeyError):
+        # A seal that does not read: the file is not known to be its job's.
+        return DamagedRecord(path, f"its seal {sealed} is damaged")
+    if info.st_size != written["bytes"]:
+        size = f"{info.st_size:,} bytes" if info.st_size else "empty"
+        return DamagedRecord(path, f"{size} where its job wrote {written['bytes']:,}: changed since, by hand?")
+    return DamagedRecord(path, "other bytes than its job wrote, as many: changed since, by hand?")
+
+
 def check(paths, unsealed=False):
-    """Refuse a file among paths that is not what its job wrote, named with the fix; unsealed: take one without
-    a seal as it is."""
-    for path in paths:
-        sealed = seal_path(path)
-        if not (sealed and os.path.isfile(path)):
-            continue
-        if not sealed.is_file():
-            # No seals at all (their folder deleted): nothing to hold any file to, rather than one refusal a run.
-            if unsealed or not SEALS.is_dir():
-                continue
-            raise DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
-        try:
-            written = read_json(sealed)
-            info = os.stat(path)
-            if (info.st_size, info.st_mtime_ns) == (written["bytes"], written["mtime_ns"]):
-                continue
-            if sha256(path) == written["sha256"]:
-                continue
-        except (DamagedRecord, TypeError, KeyError):
-            # A seal that does not read: the file is not known to be its job's.
-            raise DamagedRecord(path, f"its seal {sealed} is damaged") from None
-        if info.st_size != written["bytes"]:
-            size = f"{info.st_size:,} bytes" if info.st_size else "empty"
-            how = f"{size} where its job wrote {written['bytes']:,}"
-        else:
-            how = "other bytes than its job wrote, as many"
-        raise DamagedRecord(path, f"{how}: changed since, by hand?")
+    """Refuse the files among paths that are not what their jobs wrote, each named with the fix (all at once, so
+    that one run names them all); unsealed: take one without a seal as it is."""
+    faults = [found for found in (fault(path, unsealed) for path in paths) if found]
+    if len(faults) == 1:
+        raise faults[0]
+    if faults:
+        raise LmgapError("\n".join(map(str, faults)))
