@@ -152,3 +152,10 @@ def test_a_staged_copy_changed_by_hand_is_refused_before_any_job_and_the_tables_
     staged.unlink()
     run_pipeline(work, None)
     assert written(work)[Path("results/tables/perplexity.tsv")] == before[Path("results/tables/perplexity.tsv")]
+    # The same with its seal deleted too: refused as well, and nothing put in its place's stead.
+    (work / "results/.seals/.staged/tables/perplexity.tsv.seal").unlink()
+    staged.write_text(staged.read_text().replace("\t3\t", "\t4\t", 1))
+    failed = run_pipeline(work, None, check=False)
+    said = failed.stdout + failed.stderr
+    assert failed.returncode and not failed.jobs and "perplexity.tsv is damaged (it has no seal at" in said
+    assert written(work)[Path("results/tables/perplexity.tsv")] == before[Path("results/tables/perplexity.tsv")]

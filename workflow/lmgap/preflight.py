@@ -11,6 +11,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from . import seals
 from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
 from .corpus.textrecord import read_text_record, record_path
@@ -100,11 +101,12 @@ def unfinished_rules(logs):
 
 def put_back(installed):
     """Copy into place each of installed ({table or plot: the copy its job staged}) that is missing while its
-    staged copy stands: a run stopped as its install job began, which Snakemake starts by removing the copy in
-    place; returns them."""
+    staged copy stands, as its job wrote it: a run stopped as its install job began, which Snakemake starts by
+    removing the copy in place; returns them."""
     restored = []
     for path, staged in installed.items():
-        if not Path(path).exists() and Path(staged).is_file():
+        # (Not one its install job refused: changed since its job wrote it.)
+        if not Path(path).exists() and Path(staged).is_file() and not seals.fault(staged):
             with atomic_path(path) as tmp:
                 shutil.copyfile(staged, tmp)
             restored.append(str(path))

@@ -126,9 +126,9 @@ onstart:
         check_writable(["results", "logs", INSTALLED_FOLDERS[0], *made])
         check_texts_unchanged(Path(SPLIT_TEXT).parent)
         # A staged copy changed by hand would fail its install job, which Snakemake starts by removing
-        # the copy in place: refused here, the tables in place stay. (One without a seal, of a run of
-        # earlier code, is written again by its job before it is installed.)
-        seals.check([staged(path) for path in results_made()], unsealed=True)
+        # the copy in place: refused here, the tables in place stay. (Without any seal, results of
+        # earlier code: each is written again by its job before it is installed.)
+        seals.check([staged(path) for path in results_made()], unsealed=not seals.SEALS.is_dir())
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
