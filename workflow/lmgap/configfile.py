@@ -159,7 +159,13 @@ def check_config_file(path):
         ) from None
     lines = content_lines(text)
     if not lines:
-        raise LmgapError(f"{path} holds no setting (it is empty, or every line is a comment): {restore(path)}")
+        if text.strip():
+            # Commented out, every setting is there still: uncommenting keeps the user's own.
+            raise LmgapError(
+                f"{path} holds no setting (every line is a comment): uncomment the settings you mean, or "
+                f"{restore(path)}"
+            )
+        raise LmgapError(f"{path} holds no setting (it is empty): {restore(path)}")
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
