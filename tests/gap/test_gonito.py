@@ -230,3 +230,23 @@ def test_a_submit_after_a_setting_changed_is_warned_of_and_a_comment_changes_not
     (run / "config.yaml").write_text("# my sweep\neval_splits: [dev-0]\nkenlm: {bin_dir: /opt/kenlm}\n")
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_a_new_submission_replaces_the_one_an_earlier_submit_copied_and_nobody_committed(submission_and_clone, capsys):
+    submission, clone = submission_and_clone
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    # A new run makes another submission: the clone's uncommitted copy is lmgap's own, and is replaced.
+    root = submission.parent
+    (root / "dev-0.out.tsv").write_text("of:0.5 :0.5\nthe:0.5 :0.5\n")
+    outs = {split: root / f"{split}.out.tsv" for split in ("dev-0", "test-A")}
+    inputs = {"weights": [root / "weights.json"], "provenance": root / "provenance.json"}
+    write_submission(outs, inputs, {"gonito": submission / "gonito.yaml"})
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    assert (clone / "dev-0/out.tsv").read_text() == "of:0.5 :0.5\nthe:0.5 :0.5\n"
+    # One the user changed since is theirs: refused, nothing copied.
+    (clone / "dev-0/out.tsv").write_text("my own\n")
+    (root / "dev-0.out.tsv").write_text("the:0.5 :0.5\nof:0.5 :0.5\n")
+    write_submission(outs, inputs, {"gonito": submission / "gonito.yaml"})
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2
+    assert "holds changes that are not committed" in capsys.readouterr().err
+    assert (clone / "dev-0/out.tsv").read_text() == "my own\n"

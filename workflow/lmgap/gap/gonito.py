@@ -163,6 +163,8 @@ def copy_into(folder, clone):
     for relative in files:
         with atomic_path(clone / relative) as tmp:
             shutil.copyfile(folder / relative, tmp)
+    if (clone / ".git").is_dir():
+        write_json({str(relative): sha256(clone / relative) for relative in files}, clone / COPIED)
     return files
 
 
@@ -199,9 +201,23 @@ def check_predicted_inputs(predicted, clone, splits):
             )
 
 
+# What the last lmgap submit copied into a clone, by sha256: inside its .git/, which git keeps out of
+# the work tree, so that a copy never committed (a submission sent again after a new run) is known as ours.
+COPIED = Path(".git/lmgap-submitted.json")
+
+
+def copied_by_lmgap(clone, relative):
+    """Whether a clone's file is as the last lmgap submit copied it there."""
+    try:
+        copied = read_json(clone / COPIED)
+    except (OSError, ValueError):
+        return False
+    return isinstance(copied, dict) and copied.get(str(relative)) == sha256(clone / relative)
+
+
 def check_nothing_of_the_clone_s_own_is_lost(folder, clone, files):
-    """A file the copy would replace is the submission's already, or committed in the clone's git
-    (which keeps it): anything else is work of the user's own."""
+    """A file the copy would replace is the submission's already, committed in the clone's git (which keeps
+    it), or as an earlier lmgap submit copied it: anything else is work of the user's own."""
     for relative in files:
         target = clone / relative
         if target.is_dir():
@@ -211,7 +227,7 @@ def check_nothing_of_the_clone_s_own_is_lost(folder, clone, files):
             )
         if not target.is_file() or target.read_bytes() == (folder / relative).read_bytes():
             continue
-        if not committed_unchanged(clone, relative):
+        if not committed_unchanged(clone, relative) and not copied_by_lmgap(clone, relative):
             raise LmgapError(
                 f"{target} holds changes that are not committed in a git repository, which the copy "
                 "would lose: commit it or move it away, then run lmgap submit again; nothing was copied"
