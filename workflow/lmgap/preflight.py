@@ -16,6 +16,7 @@ from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
 from .corpus.textrecord import read_text_record, record_path
 from .files import read_json, sha256
+from .gap.gonito import flat
 
 
 def cannot_write(folder, why):
@@ -193,20 +194,23 @@ def check_texts_unchanged(folder):
         )
 
 
+# Where the corpus lies, which is no result's setting.
+CORPUS_PLACE = re.compile(r"corpus\.source")
+
+
 def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
     Snakemake's records of the runs are gone: it compares a job's params with those records, and without
-    them reruns nothing for a changed setting. Where the corpus lies is no result's setting."""
+    them reruns nothing for a changed setting."""
     if Path(metadata).is_dir() and any(Path(metadata).iterdir()):
         return None
     recorded = _read_json(provenance_path)
     if not isinstance(recorded, dict) or not isinstance(recorded.get("experiment"), dict):
         return None
     # (Through JSON, as the record was written, so that only a change of value differs.)
-    now, then = _dotted(json.loads(json.dumps(experiment))), _dotted(recorded["experiment"])
-    changed = sorted(
-        key for key in now.keys() | then.keys() if key != "corpus.source" and now.get(key) != then.get(key)
-    )
+    now = flat(json.loads(json.dumps(experiment)), leave_out=CORPUS_PLACE)
+    then = flat(recorded["experiment"], leave_out=CORPUS_PLACE)
+    changed = sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
     if not changed:
         return None
     return (
@@ -215,16 +219,6 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
         "are the earlier settings'. Run with --forceall to make them this config's, or --forcerun the rules the "
         "change concerns"
     )
-
-
-def _dotted(settings, prefix=""):
-    out = {}
-    for key, value in settings.items():
-        if isinstance(value, dict) and value:
-            out.update(_dotted(value, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
 
 
 def edited_warning(edited):

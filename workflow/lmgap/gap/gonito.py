@@ -26,15 +26,16 @@ NOT_PARAMS = re.compile(r"corpus\.source|comparison|neural\.[^.]+\.path")
 SPLITS = "lmgap.splits"
 
 
-def flat(settings, prefix=""):
-    """{dotted key: value} of nested settings; lists stay values (gonito writes each as YAML)."""
+def flat(settings, prefix="", leave_out=NOT_PARAMS):
+    """{dotted key: value} of nested settings but those whose dotted key leave_out matches; lists stay values
+    (gonito writes each as YAML)."""
     out = {}
     for key, value in settings.items():
         name = f"{prefix}{key}"
-        if NOT_PARAMS.fullmatch(name):
+        if leave_out.fullmatch(name):
             continue
         if isinstance(value, dict) and value:
-            out.update(flat(value, name + "."))
+            out.update(flat(value, name + ".", leave_out))
         else:
             out[name] = value
     return out
