@@ -56,7 +56,7 @@ rule all:
         results_made(),
         # Their staged copies too: a table job that failed left its tables in place and its staged
         # copies gone, and Snakemake runs no job for a missing input of a job whose outputs exist.
-        [staged(path) for path in results_made()],
+        list(staged_copies().values()),
         rules.provenance.output,
         # And the fetch's record, by which each run checks the corpus: a fetch that failed, or a record
         # deleted as its damage message says, would otherwise be left so by a run with nothing else due.

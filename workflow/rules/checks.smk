@@ -128,7 +128,7 @@ onstart:
         # A staged copy changed by hand would fail its install job, which Snakemake starts by removing
         # the copy in place: refused here, the tables in place stay. (Without any seal, results of
         # earlier code: each is written again by its job before it is installed.)
-        seals.check([staged(path) for path in results_made()], unsealed=not seals.SEALS.is_dir())
+        seals.check(staged_copies().values(), unsealed=not seals.SEALS.is_dir())
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
@@ -151,7 +151,7 @@ onstart:
 config["lmgap_report"] = {
     "missing": [path for path in results_made() if not Path(path).is_file()],
     "kept": sorted(kept_from_an_earlier_run()),
-    **dict(zip(("edited", "uninstalled"), compare_installed({path: staged(path) for path in results_made()}))),
+    **dict(zip(("edited", "uninstalled"), compare_installed(staged_copies()))),
 }
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
@@ -167,7 +167,7 @@ def tables_kept(log=None):
     job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
     that could strike them off a list). One missing in place while its staged copy stands (the run stopped
     as the job that puts it in place began) is first put back, and then kept as any other."""
-    restored = put_back({path: staged(path) for path in results_made()})
+    restored = put_back(staged_copies())
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:

@@ -208,10 +208,15 @@ def results_made():
     return [path for job in RESULTS if made.get(job, True) for path, _, _ in RESULTS[job].values()]
 
 
+def staged_copies():
+    """{table, plot or submission file the config makes: its staged copy}."""
+    return {path: staged(path) for path in results_made()}
+
+
 def kept_from_an_earlier_run():
     """The tables and plots the config makes that lie in place while their staged copies are gone:
     the job that was to rewrite them failed, or was stopped, since the run that wrote them."""
-    return [path for path in results_made() if Path(path).is_file() and not Path(staged(path)).is_file()]
+    return [path for path, copy in staged_copies().items() if Path(path).is_file() and not Path(copy).is_file()]
 
 
 # Job sizes: the most memory a job may reserve, each rule's threads, runtimes and priorities.
