@@ -43,9 +43,10 @@ def unseal(paths):
 def seal(paths):
     """Seal each regular file among paths (folders are left to their own checks)."""
     for path in paths:
-        if seal_path(path) and os.path.isfile(path):
+        sealed = seal_path(path)
+        if sealed and os.path.isfile(path):
             info = os.stat(path)
-            write_json({"bytes": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256(path)}, seal_path(path))
+            write_json({"bytes": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256(path)}, sealed)
 
 
 def fault(path, unsealed=False):
@@ -55,17 +56,16 @@ def fault(path, unsealed=False):
     if not (sealed and os.path.isfile(path)):
         return None
     if not sealed.is_file():
-        return (
-            None
-            if unsealed
-            else DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
-        )
+        if unsealed:
+            return None
+        return DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
     try:
         written = read_json(sealed)
         info = os.stat(path)
-        if (info.st_size, info.st_mtime_ns) == (written["bytes"], written["mtime_ns"]) or sha256(path) == written[
-            "sha256"
-        ]:
+        # The size and time sealed: taken unread. Else its bytes decide (a copy, a touch pass).
+        if (info.st_size, info.st_mtime_ns) == (written["bytes"], written["mtime_ns"]):
+            return None
+        if sha256(path) == written["sha256"]:
             return None
     except (DamagedRecord, TypeError, KeyError):
         # A seal that does not read: the file is not known to be its job's.
