@@ -730,7 +730,7 @@ def scored_outputs(kind):
 def experiment_settings():
     """The settings the results depend on, for the provenance record (not lmplz.temp_dir, not
     the memory budget)."""
-    keys = ("corpus", "train_split", "eval_splits", "orders", "train_fraction", "comparison", "gap")
+    keys = ("corpus", "train_split", "eval_splits", "orders", "train_fraction", "build_binary", "comparison", "gap")
     lmplz = {key: value for key, value in config["lmplz"].items() if key != "temp_dir"}
     return {**{key: config[key] for key in keys}, "lmplz": lmplz, "neural": NEURAL}
 
