@@ -15,6 +15,7 @@ from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
 from lmgap.preflight import (
+    behind_settings,
     compare_installed,
     edited_warning,
     other_models_warning,
@@ -178,3 +179,26 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     metadata.mkdir(parents=True)
     (metadata / "cmVzdWx0cw==").write_text("{}")
     assert unseen_changes(provenance, changed, metadata) is None
+
+
+def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_it(tmp_path):
+    # Snakemake's records of some runs gone (the job run since wrote its own): a run of the whole pipeline
+    # left the provenance record, what the results were made with, as it was.
+    experiment = {"orders": [3], "comparison": {"seed": 12345}, "corpus": {"source": "corpus", "commit": None}}
+    provenance, marker = tmp_path / "provenance.json", tmp_path / "results/.behind-settings"
+    provenance.write_text(json.dumps({"experiment": experiment}))
+    changed = {**experiment, "comparison": {"seed": 7}, "orders": [3, 4]}
+    whole, targeted = tmp_path / "whole.log", tmp_path / "targeted.log"
+    stats = "Job stats:\njob    count\n-----  -----\n"
+    whole.write_text(stats + "all    1\ninstall_x    1\ntotal    2\n")
+    targeted.write_text(stats + "install_x    1\ntotal    1\n")
+    # A run limited to targets leaves the rest as it was, rightly: nothing said, nothing marked.
+    assert behind_settings(provenance, changed, marker, str(targeted)) is None and not marker.exists()
+    said = behind_settings(provenance, changed, marker, str(whole))
+    assert "other settings than this config's (comparison.seed, orders)" in said and "--forceall" in said
+    # Every parse says it again (a next run has nothing to do, and runs no hook) ...
+    assert behind_settings(provenance, changed, marker) == said
+    # ... until the results are this config's (or the config theirs).
+    assert behind_settings(provenance, experiment, marker) is None and not marker.exists()
+    assert behind_settings(provenance, changed, marker) is None
+    assert behind_settings(tmp_path / "none.json", changed, marker, str(whole)) is None

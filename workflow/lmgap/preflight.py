@@ -80,11 +80,10 @@ def set_aside(paths, folder):
     return moved
 
 
-def unfinished_rules(logs):
-    """The rules some of whose jobs a run planned and did not see finish, from its logs (Snakemake's record
-    of a run, which its onerror handler is handed: a path or a list): the counts of each "Job stats" table
-    they print (the largest, where a checkpoint made it print another), against their "Finished jobid"
-    lines. A table job that never started, a job it waits for having failed, is among them."""
+def planned_jobs(logs):
+    """The jobs of each rule a run planned, from its logs (Snakemake's record of a run, which its onsuccess
+    and onerror handlers are handed: a path or a list): the counts of each "Job stats" table they print (the
+    largest, where a checkpoint made it print another); and the text read."""
     text = ""
     for path in [logs] if isinstance(logs, (str, os.PathLike)) else logs or []:
         try:
@@ -96,6 +95,13 @@ def unfinished_rules(logs):
         for line in block.group(1).splitlines():
             rule, count = line.split()
             planned[rule] = max(planned.get(rule, 0), int(count))
+    return planned, text
+
+
+def unfinished_rules(logs):
+    """The rules some of whose jobs a run planned (planned_jobs) and did not see finish, against the logs'
+    "Finished jobid" lines. A table job that never started, a job it waits for having failed, is among them."""
+    planned, text = planned_jobs(logs)
     finished = Counter(re.findall(r"^Finished jobid: \d+ \(Rule: (\w+)\)", text, flags=re.M))
     return {rule for rule, count in planned.items() if finished[rule] < count}
 
@@ -198,19 +204,25 @@ def check_texts_unchanged(folder):
 CORPUS_PLACE = re.compile(r"corpus\.source")
 
 
+def changed_settings(provenance_path, experiment):
+    """The settings (flat keys) of experiment that differ from those the results were made with
+    (provenance_path's experiment); none where it holds no record."""
+    recorded = _read_json(provenance_path)
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("experiment"), dict):
+        return []
+    # (Through JSON, as the record was written, so that only a change of value differs.)
+    now = flat(json.loads(json.dumps(experiment)), leave_out=CORPUS_PLACE)
+    then = flat(recorded["experiment"], leave_out=CORPUS_PLACE)
+    return sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
+
+
 def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
     Snakemake's records of the runs are gone: it compares a job's params with those records, and without
     them reruns nothing for a changed setting."""
     if Path(metadata).is_dir() and any(Path(metadata).iterdir()):
         return None
-    recorded = _read_json(provenance_path)
-    if not isinstance(recorded, dict) or not isinstance(recorded.get("experiment"), dict):
-        return None
-    # (Through JSON, as the record was written, so that only a change of value differs.)
-    now = flat(json.loads(json.dumps(experiment)), leave_out=CORPUS_PLACE)
-    then = flat(recorded["experiment"], leave_out=CORPUS_PLACE)
-    changed = sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
+    changed = changed_settings(provenance_path, experiment)
     if not changed:
         return None
     return (
@@ -218,6 +230,32 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
         f"{', '.join(changed)} changed since the results were made ({provenance_path} holds their settings): they "
         "are the earlier settings'. Run with --forceall to make them this config's, or --forcerun the rules the "
         "change concerns"
+    )
+
+
+def behind_settings(provenance_path, experiment, marker, logs=None):
+    """Results of other settings than experiment, where provenance_path's record says so, after a run of the
+    whole pipeline (its logs plan the rule all), or while marker, which such a run leaves, stands: Snakemake's
+    records of some runs are gone (a job run since .snakemake/ was deleted wrote records of its own, so
+    unseen_changes is silent), and it sees no changed setting. The marker goes once the results are this
+    config's; the warning comes at every parse until then."""
+    marker = Path(marker)
+    changed = changed_settings(provenance_path, experiment)
+    if not changed:
+        marker.unlink(missing_ok=True)
+        return None
+    if logs is not None:
+        if "all" not in planned_jobs(logs)[0]:
+            return None
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text("".join(f"{key}\n" for key in changed))
+    elif not marker.is_file():
+        return None
+    return (
+        f"{provenance_path} says the results were made with other settings than this config's "
+        f"({', '.join(changed)}), and a run of the whole pipeline did not make them again: Snakemake's records "
+        "of those runs (.snakemake/metadata/) are gone, and without them it sees no changed setting. Run with "
+        "--forceall to make every result this config's"
     )
 
 

@@ -7,6 +7,7 @@ from snakemake.logging import logger
 from lmgap import seals
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.preflight import (
+    behind_settings,
     check_outputs_writable,
     check_records_writable,
     check_texts_unchanged,
@@ -31,6 +32,8 @@ STALE_TABLES = "results/tables/stale"
 # Where the tables, plots and submission files kept from an earlier run are listed, beside the tables.
 KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
+# Left by a run of the whole pipeline whose results are still of other settings than its config's.
+BEHIND = "results/.behind-settings"
 # Where install jobs put the tables, plots and submission in place (tables.smk).
 INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
@@ -156,7 +159,8 @@ config["lmgap_report"] = {
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
 warn([edited_warning(config["lmgap_report"]["edited"])])
-warn([unseen_changes(PROVENANCE, experiment_settings())])
+UNSEEN = unseen_changes(PROVENANCE, experiment_settings())
+warn([UNSEEN, behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
 
 
 def tables_kept(log=None):
@@ -198,6 +202,9 @@ def tables_kept(log=None):
 onsuccess:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
+    # (Said once, where the parse found Snakemake's records gone; marked for the next parses in any case.)
+    behind = behind_settings(PROVENANCE, experiment_settings(), BEHIND, log)
+    warn([None if UNSEEN else behind])
     warn(tables_of_other_models())
     warn([fallback_note(fallback_discounts(trained_counts()))])
     tables_kept()
