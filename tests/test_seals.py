@@ -3,6 +3,7 @@ edit that keeps a record's shape, which no reader of shapes can see, is named wi
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -73,15 +74,13 @@ def test_a_file_or_its_seal_damaged_is_named(damage, why):
 
 
 def test_a_file_under_results_without_its_seal_is_refused_and_others_are_taken(tmp_path):
-    # A folder, a file outside results/, a benchmark file Snakemake wrote: nothing to hold them to.
-    folder, tool, benchmark = Path("results/model"), tmp_path / "lmplz", Path("results/benchmarks/train/o3.tsv")
+    # A folder, a file outside results/: nothing to hold them to.
+    folder, tool = Path("results/model"), tmp_path / "lmplz"
     folder.mkdir()
     tool.write_text("#!/bin/sh\n")
-    benchmark.parent.mkdir(parents=True)
-    benchmark.write_text("s\n1.0\n")
-    seals.seal([folder, tool, benchmark])
-    seals.check([folder, tool, benchmark])
-    assert not seals.seal_path(folder).exists() and seals.seal_path(tool) is seals.seal_path(benchmark) is None
+    seals.seal([folder, tool])
+    seals.check([folder, tool])
+    assert not seals.seal_path(folder).exists() and seals.seal_path(tool) is None
     # A record whose seal was deleted, or that was written by hand: not known to be its job's.
     record = Path("results/dev-0.json")
     write(record, RECORD)
@@ -117,3 +116,40 @@ def test_a_job_removes_the_seals_of_what_it_will_write(tmp_path):
     with pytest.raises(SystemExit):
         run(job(tmp_path, [], [str(record)]), killed)
     assert not seals.seal_path(record).exists()
+
+
+def test_a_benchmark_file_is_sealed_by_its_first_reader_and_unsealed_by_the_job_it_times(tmp_path, capsys):
+    # Snakemake writes it as its job ends, so no job writes its seal: the first job that reads it does.
+    benchmark, table = Path("results/benchmarks/query/o3/dev-0.tsv"), Path("results/table.tsv")
+    benchmark.parent.mkdir(parents=True)
+    benchmark.write_text("s\tmax_rss\n0.18\t12.5\n")
+    run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: table.write_text("read\n"))
+    assert json.loads(seals.seal_path(benchmark).read_text())["bytes"] == benchmark.stat().st_size
+    # A timing changed by hand since is refused, as any record is.
+    benchmark.write_text("s\tmax_rss\n9.99\t12.5\n")
+    with pytest.raises(SystemExit):
+        run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: pytest.fail("the job read it"))
+    assert f"{benchmark} is damaged (other bytes than its job wrote" in capsys.readouterr().err
+    # The job it times, run again, starts by removing its seal: Snakemake's new timing is taken.
+    query = SimpleNamespace(log=["logs/query/o3/dev-0.log"], rule="query", input=[], output=[])
+    Path("logs/query/o3").mkdir(parents=True)
+    run(query, lambda log: benchmark.write_text("s\tmax_rss\n0.21\t12.5\n"))
+    run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: table.write_text("read\n"))
+
+
+def test_every_rule_names_its_benchmark_after_its_log():
+    # How a job finds its benchmark file (seals.benchmark_of): logs/X.log and results/benchmarks/X.tsv.
+    rules = Path(__file__).parents[1] / "workflow/rules"
+    # The neural rules' benchmarks, named once in common.smk for the cost table too.
+    neural = dict(re.findall(r'^    "(\w+)": "(results/benchmarks/[^"]+)",$', (rules / "common.smk").read_text(), re.M))
+    found = 0
+    for smk in sorted(rules.glob("*.smk")):
+        for block in re.split(r"\n\s*rule ", smk.read_text())[1:]:
+            benchmark = re.search(r'benchmark:\s*\n\s*(?:"([^"]+)"|NEURAL_BENCHMARKS\["(\w+)"\])', block)
+            if benchmark:
+                log = re.search(r'log:\s*\n\s*"([^"]+)"', block).group(1)
+                path = benchmark.group(1) or neural[benchmark.group(2)]
+                assert str(seals.benchmark_of(log)) == path, f"{smk.name}: {log}"
+                found += 1
+    assert found == len(re.findall(r"^\s*benchmark:", "".join(p.read_text() for p in rules.glob("*.smk")), re.M))
+    assert found >= 14

@@ -5,7 +5,8 @@ time and sha256; a file of the size and time sealed is taken unread, one of anot
 its sha256, so a file copied or merely touched passes. A file under results/ without a seal is refused too
 (its seal deleted, the file written by hand): every job writes through lmgap.scriptio, and a first run of
 this code runs every job again (each one's code digest changed). Snakemake's benchmark files, which it
-writes itself, are the exception.
+writes itself once a job has ended, are sealed by the first job that reads one (none reads one before its
+job has ended), and their seal removed by the job they time as it starts.
 
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
@@ -19,23 +20,30 @@ from .files import DamagedRecord, read_json, sha256
 
 
 SEALS = Path("results/.seals")
-# What Snakemake writes under results/ itself, once a job has ended: no job can seal it.
-UNSEALED = ("benchmarks",)
+# What Snakemake writes under results/ itself, once a job has ended: no job can seal it as it writes it.
+BENCHMARKS = Path("results/benchmarks")
 
 
 def seal_path(path):
     """Where the seal of a file under results/ lies (a path relative to the job's folder), else None."""
     parts = Path(path).parts
-    if Path(path).is_absolute() or len(parts) < 2 or parts[0] != "results" or parts[1] in UNSEALED or ".." in parts:
+    if Path(path).is_absolute() or len(parts) < 2 or parts[0] != "results" or ".." in parts:
         return None
     return SEALS.joinpath(*parts[1:-1], f"{parts[-1]}.seal")
+
+
+def benchmark_of(log):
+    """The benchmark file of the job whose log is log: results/benchmarks/X.tsv beside logs/X.log, as every
+    rule names them (a test holds them to it)."""
+    parts = Path(log).with_suffix(".tsv").parts
+    return BENCHMARKS.joinpath(*parts[1:]) if parts[0] == "logs" else None
 
 
 def unseal(paths):
     """Remove the seals of paths (a job's outputs, before it writes them anew): no earlier run's seal stands
     beside what a job killed before sealing its work wrote (Snakemake runs such a job again)."""
     for path in paths:
-        sealed = seal_path(path)
+        sealed = seal_path(path) if path else None
         if sealed:
             sealed.unlink(missing_ok=True)
 
@@ -78,7 +86,9 @@ def fault(path, unsealed=False):
 
 def check(paths, unsealed=False):
     """Refuse the files among paths that are not what their jobs wrote, each named with the fix (all at once, so
-    that one run names them all); unsealed: take one without a seal as it is."""
+    that one run names them all); unsealed: take one without a seal as it is. A benchmark file without a seal
+    is sealed as it is: its first reader's, Snakemake wrote it as its job ended."""
+    seal(path for path in paths if Path(path).parent.is_relative_to(BENCHMARKS) and not seal_path(path).is_file())
     faults = [found for found in (fault(path, unsealed) for path in paths) if found]
     if len(faults) == 1:
         raise faults[0]
