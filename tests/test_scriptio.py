@@ -3,12 +3,10 @@ interrupt as an interrupt, not a crash, and a table an earlier configuration lef
 
 import json
 import os
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from lmgap import seals
 from lmgap.errors import LmgapError
 from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
@@ -19,7 +17,6 @@ from lmgap.preflight import (
     compare_installed,
     edited_warning,
     other_models_warning,
-    put_back,
     unfinished_rules,
     unseen_changes,
 )
@@ -145,24 +142,6 @@ def test_a_run_s_log_gives_the_rules_of_the_jobs_it_planned_and_did_not_finish(t
     assert unfinished_rules([str(log)]) == {"gap_logprobs", "gap_table", "install_gap_table", "all", "total"}
     assert unfinished_rules(str(log)) == unfinished_rules([str(log)])
     assert unfinished_rules([str(tmp_path / "gone.log")]) == set() and unfinished_rules(None) == set()
-
-
-def test_a_result_missing_in_place_while_its_staged_copy_stands_is_put_back(tmp_path, monkeypatch):
-    # A run stopped as an install job began: Snakemake had removed the copy in place, and the job copied nothing.
-    monkeypatch.chdir(tmp_path)
-    staged, installed = Path("results/.staged/gonito.yaml"), Path("results/submission/gonito.yaml")
-    staged.parent.mkdir(parents=True)
-    staged.write_text("description: o3\n")
-    seals.seal([staged])
-    kept, kept_staged = Path("results/submission/inputs.json"), Path("results/.staged/inputs.json")
-    assert put_back({installed: staged, kept: kept_staged}) == [str(installed)]
-    assert installed.read_text() == "description: o3\n" and not kept.exists()
-    # One in place is never touched, whatever its staged copy holds.
-    staged.write_text("description: o4\n")
-    assert put_back({installed: staged}) == [] and installed.read_text() == "description: o3\n"
-    # Nor is a staged copy changed since its job wrote it put in place (its install job refused it).
-    installed.unlink()
-    assert put_back({installed: staged}) == [] and not installed.exists()
 
 
 def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_path):

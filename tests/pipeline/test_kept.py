@@ -2,11 +2,16 @@
 stay in place, byte for byte, are named as an earlier run's (KEPT.md beside them, the run's closing
 warning, the report), and once the cause is gone the next run writes them fresh."""
 
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import run_pipeline
+from conftest import REPO, SNAKEMAKE, run_pipeline
 
 pytestmark = pytest.mark.pipeline
 
@@ -138,7 +143,7 @@ def test_a_failed_submission_job_keeps_the_submission_and_names_it(neural_run_co
 
 
 def test_a_staged_copy_changed_by_hand_is_refused_before_any_job_and_the_tables_stay(neural_run_copy):
-    # Its install job would fail on it, and Snakemake starts that job by removing the tables in place.
+    # Its install job would fail on it: refused before any job, with whatever else the run would meet.
     work = neural_run_copy()
     before = written(work)
     staged = work / "results/.staged/tables/perplexity.tsv"
@@ -159,3 +164,34 @@ def test_a_staged_copy_changed_by_hand_is_refused_before_any_job_and_the_tables_
     said = failed.stdout + failed.stderr
     assert failed.returncode and not failed.jobs and "perplexity.tsv is damaged (it has no seal at" in said
     assert written(work)[Path("results/tables/perplexity.tsv")] == before[Path("results/tables/perplexity.tsv")]
+
+
+def test_a_run_killed_as_a_job_puts_a_table_in_place_leaves_a_whole_table_there(neural_run_copy, tmp_path):
+    # Snakemake removes a job's outputs as it starts it, but not the tables' (flagged update): no stop of the
+    # run, SIGKILL included, which no hook survives, leaves a table missing.
+    work = neural_run_copy()
+    table = work / "results/tables/comparison.tsv"
+    before = table.read_bytes()
+    config = yaml.safe_load((work / "config.yaml").read_text())
+    (work / "config.yaml").write_text(yaml.safe_dump({**config, "comparison": {"seed": 7}}))
+    output = tmp_path / "killed.log"
+    with open(output, "w") as log:
+        run = subprocess.Popen(
+            [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"],
+            cwd=work,
+            start_new_session=True,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + 120
+    while "localrule install_comparison_table:" not in output.read_text():
+        assert run.poll() is None and time.monotonic() < deadline, output.read_text()[-3000:]
+        time.sleep(0.002)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    staged = (work / "results/.staged/tables/comparison.tsv").read_bytes()
+    assert staged != before and table.read_bytes() in (before, staged)
+    # The lock the kill left removed (Snakemake's message names the fix), the next run puts the new one in place.
+    run_pipeline(work, None, "--unlock")
+    run_pipeline(work, None)
+    assert table.read_bytes() == staged and not (work / KEPT).exists()

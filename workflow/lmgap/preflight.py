@@ -6,13 +6,11 @@ import filecmp
 import json
 import os
 import re
-import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from . import seals
-from .atomic import atomic_open, atomic_path
+from .atomic import atomic_open
 from .errors import LmgapError
 from .corpus.textrecord import read_text_record, record_path
 from .files import read_json, sha256
@@ -104,20 +102,6 @@ def unfinished_rules(logs):
     planned, text = planned_jobs(logs)
     finished = Counter(re.findall(r"^Finished jobid: \d+ \(Rule: (\w+)\)", text, flags=re.M))
     return {rule for rule, count in planned.items() if finished[rule] < count}
-
-
-def put_back(installed):
-    """Copy into place each of installed ({table or plot: the copy its job staged}) that is missing while its
-    staged copy stands, as its job wrote it: a run stopped as its install job began, which Snakemake starts by
-    removing the copy in place; returns them."""
-    restored = []
-    for path, staged in installed.items():
-        # (Not one its install job refused: changed since its job wrote it.)
-        if not Path(path).exists() and Path(staged).is_file() and not seals.fault(staged):
-            with atomic_path(path) as tmp:
-                shutil.copyfile(staged, tmp)
-            restored.append(str(path))
-    return restored
 
 
 def note_kept(kept, marker):

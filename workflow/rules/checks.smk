@@ -17,7 +17,6 @@ from lmgap.preflight import (
     edited_warning,
     note_kept,
     other_models_warning,
-    put_back,
     set_aside,
     stale_tables_warning,
     unseen_changes,
@@ -128,9 +127,9 @@ onstart:
         made = [folder for folder in INSTALLED_FOLDERS[1:] if os.path.isdir(folder)]
         check_writable(["results", "logs", INSTALLED_FOLDERS[0], *made])
         check_texts_unchanged(Path(SPLIT_TEXT).parent)
-        # A staged copy changed by hand would fail its install job, which Snakemake starts by removing
-        # the copy in place: refused here, the tables in place stay. (Without any seal, results of
-        # earlier code: each is written again by its job before it is installed.)
+        # A staged copy changed by hand would fail its install job: refused before any job, with the
+        # others the run would meet. (Without any seal, results of earlier code: each is written again by
+        # its job before it is installed.)
         seals.check(staged_copies().values(), unsealed=not seals.SEALS.is_dir())
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
@@ -169,22 +168,13 @@ def tables_kept(log=None):
     unfinished jobs name those whose job never started (a job it waits for failed). The staged copies of
     these, the earlier run's, are removed where the copy put in place stands: they are then kept as a failed
     job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
-    that could strike them off a list). One missing in place while its staged copy stands (the run stopped
-    as the job that puts it in place began) is first put back, and then kept as any other."""
-    restored = put_back(staged_copies())
+    that could strike them off a list)."""
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:
             for path, _, _ in RESULTS[job].values():
                 if Path(path).is_file():
                     Path(staged(path)).unlink(missing_ok=True)
-    if restored:
-        warn(
-            [
-                f"{', '.join(restored)}: put back from the copies staged under results/.staged/ (the run stopped as "
-                "the job that puts them in place began)"
-            ]
-        )
     kept = sorted(kept_from_an_earlier_run())
     note_kept(kept, KEPT)
     if kept:
@@ -212,6 +202,5 @@ onsuccess:
 
 onerror:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
-    # (After the tables kept: one put back may be of another configuration.)
     tables_kept(log)
     warn(tables_of_other_models())

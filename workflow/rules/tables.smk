@@ -155,9 +155,15 @@ for job, files in RESULTS.items():
         input:
             **staged_outputs(job),
             **FINGERPRINTS[job],
+        # update: Snakemake leaves the copy in place as the job starts (and puts it back if the job fails),
+        # rather than remove it, so that no stop of the run, a kill included, leaves it missing.
         output:
             **{
-                name: report_if_made(path, caption=f"../report/{caption}.rst", category=category) if caption else path
+                name: (
+                    report_if_made(update(path), caption=f"../report/{caption}.rst", category=category)
+                    if caption
+                    else update(path)
+                )
                 for name, (path, caption, category) in files.items()
             },
         log:
