@@ -18,7 +18,7 @@ README = (REPO / "README.md").read_text()
 DOCS = README + "".join(path.read_text() for path in sorted((REPO / "docs").glob("*.md")))
 LMGAP = str(Path(SNAKEMAKE).parent / "lmgap")
 # The flags of `lmgap`'s subcommands the docs may name, by subcommand.
-LMGAP_FLAGS = {"score": {"--bits"}, "submit": {"--submission"}}
+LMGAP_FLAGS = {"score": {"--bits"}, "submit": {"--submission", "--despite-config"}}
 # Text in backticks, and the lines of the README's code blocks: where it names things.
 QUOTED = re.findall(r"`([^`\n]+)`", DOCS)
 CODE = "\n".join(re.findall(r"```[a-z]*\n(.*?)```", DOCS, flags=re.S))

@@ -215,21 +215,26 @@ def test_a_second_submit_of_what_the_clone_holds_committed_says_so_and_prints_no
     assert "git commit" not in second
 
 
-def test_a_submit_after_a_setting_changed_is_warned_of_and_a_comment_changes_nothing(submission_and_clone, capsys):
+def test_a_submit_after_a_setting_changed_is_refused_unless_asked_and_a_comment_changes_nothing(
+    submission_and_clone, capsys
+):
     made, clone = submission_and_clone
     run = made.parent / "run"
     submission = run / "results/submission"
     shutil.copytree(made, submission)
     before = files_of(clone)
     (run / "config.yaml").write_text("eval_splits: [dev-1]\nneural: {}\n")
-    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2
     said = capsys.readouterr().err
-    assert f"warning: {run / 'config.yaml'} sets eval_splits: ['dev-1'], which the submission in {submission}" in said
-    assert "run the pipeline first" in said and files_of(clone) != before
+    assert f"{run / 'config.yaml'} sets eval_splits: ['dev-1'], which the submission in {submission} was not" in said
+    assert "run the pipeline first" in said and "nothing was copied" in said and files_of(clone) == before
+    # The submission of a run given --config: copied where asked.
+    assert cli.main(["submit", str(clone), "--submission", str(submission), "--despite-config"]) == 0
+    assert files_of(clone) != before
     # The settings it was made with, a comment added and settings it does not record (a path) aside: nothing said.
     (run / "config.yaml").write_text("# my sweep\neval_splits: [dev-0]\nkenlm: {bin_dir: /opt/kenlm}\n")
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
-    assert "warning" not in capsys.readouterr().err
+    assert "lmgap submit" not in capsys.readouterr().err
 
 
 def test_a_new_submission_replaces_the_one_an_earlier_submit_copied_and_nobody_committed(submission_and_clone, capsys):

@@ -21,17 +21,16 @@ def score(args):
 
 
 def submit(args):
-    # The run's config.yaml, beside results/: one changed since the run that made the submission.
+    # The run's config.yaml, beside results/: one changed since the run made the submission, which is stale.
     config = Path(args.submission).resolve().parent.parent / "config.yaml"
     changed = changed_settings(config, args.submission)
-    if changed:
-        # A warning, not a refusal: a run given --config makes a submission its config.yaml does not describe.
+    if changed and not args.despite_config:
+        # A run given --config makes a submission its config.yaml does not describe: so said, it is copied.
         settings = ", ".join(f"{key}: {value!r}" for key, value in changed)
-        print(
-            f"lmgap submit: warning: {config} sets {settings}, which the submission in {args.submission} was not "
-            "made with: if the config was changed since the run, run the pipeline first (its submission follows "
-            "the config); a run given --config makes one the file does not describe",
-            file=sys.stderr,
+        raise LmgapError(
+            f"{config} sets {settings}, which the submission in {args.submission} was not made with: run the "
+            "pipeline first (its submission follows the config), then submit what it makes; for the submission "
+            "of a run given --config, add --despite-config; nothing was copied"
         )
     files = copy_into(args.submission, args.clone)
     if head_commit(args.clone) is None:
@@ -76,6 +75,11 @@ def main(argv=None):
     submitter.add_argument("clone", metavar="CLONE")
     submitter.add_argument(
         "--submission", default="results/submission", help="the submission folder (default: results/submission)"
+    )
+    submitter.add_argument(
+        "--despite-config",
+        action="store_true",
+        help="copy a submission that the run's config.yaml sets other settings than (a run given --config)",
     )
     args = parser.parse_args(argv)
     if args.command == "score" and not 1 <= args.bits <= 24:
