@@ -101,15 +101,20 @@ def test_local_directory_is_used_in_place(tmp_path, corpus_repo):
         (
             required_files("train", ["dev-0", "dev-1"], False),
             "lacks dev-1/expected.tsv (eval_splits asks for it); dev-1/in.tsv.xz (eval_splits asks for it): "
-            "remove dev-1 from eval_splits, or point corpus.source at a corpus that has it",
+            "put them back; remove dev-1 from eval_splits; or point corpus.source at a corpus that has them",
+        ),
+        (
+            # The only split scored: none is left to drop it for.
+            required_files("train", ["dev-1"], False),
+            "(eval_splits asks for it): put them back; or point corpus.source at a corpus that has them",
         ),
         (
             required_files("dev-1", ["dev-0"], False),
-            "(train_split asks for it): set train_split to a split the corpus has",
+            "(train_split asks for it): put them back; set train_split to a split the corpus has; or point",
         ),
         (
             required_files("train", ["dev-0"], True),
-            "lacks test-A/in.tsv.xz (corpus.test_a asks for it): set corpus.test_a: false",
+            "lacks test-A/in.tsv.xz (corpus.test_a asks for it): put it back; set corpus.test_a: false; or point",
         ),
         (
             required_files("train", ["dev-0", "test-A"], False),

@@ -214,7 +214,7 @@ def test_shell_metacharacters_in_config_are_never_executed(tmp_path, kenlm_bin):
 @pytest.mark.parametrize(
     "missing, eval_splits, says",
     [
-        ("dev-0/expected.tsv", ["dev-0"], "lacks dev-0/expected.tsv (eval_splits asks for it): remove dev-0 from"),
+        ("dev-0/expected.tsv", ["dev-0"], "lacks dev-0/expected.tsv (eval_splits asks for it): put it back; or"),
         ("test-A/expected.tsv", ["dev-0", "test-A"], "which eval_splits asks for: the challenge keeps test-A"),
     ],
 )

@@ -176,11 +176,19 @@ def check_files(root, required):
             "with in.tsv.xz and expected.tsv)"
         )
     if missing:
-        fixes = {ASKED_BY[key].format(split=name.split("/")[0]) for name, key in missing.items()}
+        # A split's files dropped from the config only where a split is left to score.
+        scored = {name.split("/")[0] for name, key in required.items() if key == "eval_splits"}
+        dropped = {name.split("/")[0] for name, key in missing.items() if key == "eval_splits"}
+        fixes = {
+            ASKED_BY[key].format(split=name.split("/")[0])
+            for name, key in missing.items()
+            if key != "eval_splits" or scored - dropped
+        }
         asked = "; ".join(f"{name} ({key} asks for it)" for name, key in missing.items())
+        them = "them" if len(missing) > 1 else "it"
         raise LmgapError(
-            f"the corpus at {root} lacks {asked}: {'; '.join(sorted(fixes))}, or point corpus.source at a "
-            "corpus that has it"
+            f"the corpus at {root} lacks {asked}: put {them} back; {'; '.join([*sorted(fixes), ''])}or point "
+            f"corpus.source at a corpus that has {them}"
         )
     for name in required:
         if name.endswith(".xz"):
