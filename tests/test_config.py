@@ -44,6 +44,14 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "give what source takes: git URL"),
         ({"corpus": {"source": "git://"}}, "corpus.source", "is not valid under any of the given schemas"),
         ({"corpus": {"commit": "--upload-pack=touch pwned"}}, "corpus.commit", "does not match"),
+        # A control character in a path: the character named, not the pattern that refused it.
+        (
+            {"corpus": {"source": "/data/corp\n$(touch x)"}},
+            "corpus.source",
+            "holds a line break, which no setting here",
+        ),
+        ({"kenlm": {"bin_dir": "/opt/ken\tlm"}}, "kenlm.bin_dir", "holds a tab, which no setting"),
+        ({"corpus": {"commit": "v1\r"}}, "corpus.commit", "holds a carriage return, which no setting"),
         ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
         ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
         ({"memory": {"budget_mb": 300}}, "memory.budget_mb", "300 is less than the minimum of 512; give what"),

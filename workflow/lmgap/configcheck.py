@@ -17,6 +17,9 @@ from .ngram.formats import format_settings
 # Keys that hold paths on this machine: `~` in them means the home folder, as in a shell.
 PATH_KEYS = (("corpus", "source"), ("kenlm", "bin_dir"), ("lmplz", "temp_dir"))
 INTEGER = re.compile(r"[+-]?[0-9]+")
+# What the schema's patterns refuse in every path and name: they would cut a line of a record or a log.
+CONTROL = re.compile(r"[\x00-\x1f]")
+CONTROL_NAMES = {"\n": "a line break", "\r": "a carriage return", "\t": "a tab"}
 
 
 def _scalar(value, schema):
@@ -161,6 +164,13 @@ def refusal(error, schema, line=""):
         message = "it has no value (nothing after its colon)"
     elif error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
         message += f" (write a list: [{error.instance}])"
+    elif isinstance(error.instance, str) and CONTROL.search(error.instance):
+        # (Which pattern refused it says nothing to the user: the character does.)
+        found = CONTROL.search(error.instance).group()
+        return (
+            f"{where}: {error.instance!r} holds {CONTROL_NAMES.get(found, 'a control character')}, which no "
+            "setting here may hold: remove it (in a path, rename the folder or file so that it holds none)"
+        )
     # The description of the setting refused and of no other: each step into a setting (a key, a
     # name of a mapping of names, its entry) starts afresh; its items and alternative forms do not.
     described, node, key, previous = None, schema, None, None
