@@ -40,6 +40,10 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"corpus": {"orders": [3]}}, "corpus.orders", "orders belongs at orders (the top level): move it there"),
         ({"orders": [1, 3]}, "orders[0]", "1 is less than the minimum of 2; give what orders takes: n-gram orders"),
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'; give what orders takes"),
+        # A list in quotes: text, and no fix that nests it in another list.
+        ({"orders": "[2, 3]"}, "orders", "is not of type 'array' (a list in quotes is text: remove the quotes)"),
+        # One form of the setting takes a list: what it refuses in this one, not that no form takes it.
+        ({"build_binary": {"format": ["probing", "probing"]}}, "build_binary.format", "has non-unique elements"),
         ({"orders": None}, "orders", "it has no value (nothing after its colon); give what orders takes: n-gram"),
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "give what source takes: git URL"),
         ({"corpus": {"source": "git://"}}, "corpus.source", "is not valid under any of the given schemas"),

@@ -163,7 +163,15 @@ def refusal(error, schema, line=""):
         # `orders:` with nothing after it: YAML's null, not a value the user meant.
         message = "it has no value (nothing after its colon)"
     elif error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
-        message += f" (write a list: [{error.instance}])"
+        if isinstance(error.instance, str) and isinstance(_yaml_or_none(error.instance), list):
+            # `orders: "[2, 3]"`: a list in quotes is text.
+            message += " (a list in quotes is text: remove the quotes)"
+        else:
+            message += f" (write a list: [{error.instance}])"
+    elif error.validator == "anyOf" and len(fitting := _fitting_forms(error)) == 1:
+        # One form of the setting fits the value's type (a list of formats, one listed twice): what that
+        # form refuses, rather than that no form takes it.
+        message = fitting[0].message
     elif isinstance(error.instance, str) and CONTROL.search(error.instance):
         # (Which pattern refused it says nothing to the user: the character does.)
         found = CONTROL.search(error.instance).group()
@@ -188,6 +196,22 @@ def refusal(error, schema, line=""):
     if described is None:
         return f"{where}: {message}; give what its comment in config.yaml describes"
     return f"{where}: {message}; give what {key} takes: {described}"
+
+
+def _yaml_or_none(text):
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+
+
+def _fitting_forms(error):
+    """The errors of the forms of an anyOf that take the value's type (their refusal is not of its type)."""
+    forms = {}
+    for sub in error.context:
+        forms.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = [subs for subs in forms.values() if not any(sub.validator == "type" for sub in subs)]
+    return [subs[0] for subs in fitting]
 
 
 def setting_places(schema, key, path=()):
