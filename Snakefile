@@ -18,6 +18,7 @@ except ModuleNotFoundError as err:
         f"({sys.executable}): run `make setup` and then .venv/bin/snakemake, or `pip install -e .` "
         "in this folder into the environment whose snakemake you run."
     ) from None
+from lmgap import configcheck
 from lmgap.errors import LmgapError
 
 # Snakemake's own message for a broken config.yaml names neither the file's line nor the problem;
@@ -62,3 +63,20 @@ rule all:
         # deleted as its damage message says, would otherwise be left so by a run with nothing else due.
         rules.fetch_corpus.output.record,
         kept_results(),
+
+
+# `snakemake orders=[4]`, a setting where Snakemake takes a file to make (make's way): refused as the
+# jobs are planned, before any runs, with the option that gives it (no output of ours holds a `=`).
+rule setting_as_target:
+    input:
+        lambda wildcards: configcheck.refuse_setting_as_target(wildcards.setting, wildcards.value),
+    output:
+        "{setting}={value}",
+    log:
+        "logs/setting_as_target/{setting}={value}.log",
+    wildcard_constraints:
+        setting=r"[A-Za-z_][A-Za-z0-9_.]*",
+        value=r"[^/]*",
+    localrule: True
+    run:
+        pass

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import REPO
 from lmgap import commands
@@ -78,6 +79,18 @@ def sent(folder):
     assert sorted(pushed.stdout.splitlines()) == sorted(map(str, files))
 
 
+def given_with_config(folder, value, means):
+    """A setting given as a target: the command gives it with --config, which Snakemake reads as KEY=YAML (a
+    stand-in snakemake, first on the PATH, keeps the arguments it was given)."""
+    fake = folder / "snakemake"
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/given"\n')
+    fake.chmod(0o755)
+    yield f"PATH={commands.quoted(folder)}:$PATH; {commands.config_option('lmplz.prune', value)}"
+    cores, eight, option, given = (folder / "given").read_text().splitlines()
+    key, text = given.split("=", 1)
+    assert [cores, eight, option, key] == ["--cores", "8", "--config", "lmplz"] and means(text)
+
+
 # Each command, made and checked: a generator that sets its file up, yields the command, then checks it.
 CASES = {
     "recompress zcat": (commands.recompress, lambda folder: recompressed(folder, "zcat", gzip.compress)),
@@ -86,6 +99,14 @@ CASES = {
     "compress": (commands.compress, compressed),
     "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),
     "send_submission": (commands.send_submission, sent),
+    "config_option": (
+        commands.config_option,
+        lambda folder: given_with_config(folder, "[0, 1]", lambda text: yaml.safe_load(text) == {"prune": [0, 1]}),
+    ),
+    "config_option of a hostile value": (
+        commands.config_option,
+        lambda folder: given_with_config(folder, "[0]'$(touch X)`touch X`", lambda text: "$(touch X)" in text),
+    ),
 }
 
 

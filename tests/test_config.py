@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from conftest import REPO, demo_corpus, jobs_planned, run_pipeline
-from lmgap.configcheck import validate_config
+from lmgap.configcheck import refuse_setting_as_target, validate_config
 from lmgap.configfile import check_config_file
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
@@ -162,3 +162,18 @@ def test_thresholds_that_are_all_zero_are_the_unpruned_model():
     assert prune_settings([0]) == prune_settings([0, 0, 0]) == prune_settings([]) == [[]]
     assert prune_settings([[], [0], [0, 0, 1]]) == [[], [0, 0, 1]]
     assert sorted(models_from_config([3], prune_settings([[0], [0, 1]]), False)) == ["o3", "o3-prune0.1"]
+
+
+@pytest.mark.parametrize(
+    "setting, value, command",
+    [
+        ("orders", "[4]", "snakemake --cores 8 --config 'orders=[4]'"),
+        # Snakemake's --config takes no dot in a key: the setting nested.
+        ("lmplz.prune", "[0,1]", """snakemake --cores 8 --config 'lmplz={"prune": [0,1]}'"""),
+    ],
+)
+def test_a_setting_given_as_a_target_is_refused_with_the_command_that_gives_it(setting, value, command):
+    with pytest.raises(LmgapError) as err:
+        refuse_setting_as_target(setting, value)
+    assert str(err.value).startswith(f"{setting}={value} is a setting, given where Snakemake takes a file to make")
+    assert str(err.value).endswith(f"as in {command}")

@@ -67,6 +67,16 @@ def test_a_config_without_orders_says_it_trains_the_default(tmp_path, small):
     )
 
 
+def test_a_setting_given_as_a_target_is_refused_before_any_job_with_the_option_that_gives_it(tmp_path, small):
+    _, config = small
+    work = tmp_path / "work"
+    done = run_pipeline(work, config, "orders=[4]", "lmplz.prune=[0,1]", check=False)
+    assert done.returncode and not done.jobs and not (work / "results").exists()
+    said = done.stdout + done.stderr
+    assert "is a setting, given where Snakemake takes a file to make: give it with --config, as in snakemake" in said
+    assert "--config 'orders=[4]'" in said or """--config 'lmplz={"prune": [0,1]}'""" in said
+
+
 def test_scoring_the_training_split_warns_on_the_console_and_in_the_log(tmp_path, small):
     _, config = small
     work = tmp_path / "work"

@@ -41,6 +41,16 @@ def latin1_to_utf8(path):
     return _replace(f"iconv -f latin1 -t utf-8 {quoted_file(path)}", path)
 
 
+def config_option(setting, value):
+    """The run of the pipeline that gives a setting (a dotted key: KEY.SUB) the value text with --config, which
+    takes no dot in a key: nested as a mapping."""
+    *sections, key = setting.split(".")
+    given = value
+    for name in reversed([*sections[1:], key] if sections else []):
+        given = f'{{"{name}": {given}}}'
+    return f"snakemake --cores 8 --config {quoted(f'{sections[0] if sections else key}={given}')}"
+
+
 def send_submission(clone, files):
     """The git commands that send a submission's files, copied into a clone of the challenge."""
     added = " ".join(quoted(path) for path in files)

@@ -9,6 +9,7 @@ import re
 import jsonschema
 import yaml
 
+from .commands import config_option
 from .corpus.place import is_url
 from .errors import LmgapError
 from .models import prune_settings
@@ -238,3 +239,12 @@ def check_prune(prune, orders, where=""):
             f"config: lmplz.prune{where}: {len(prune)} thresholds, but the order-{min(orders)} model has only "
             f"{min(orders)} orders; give at most {min(orders)} (lmplz repeats the last one for higher orders)"
         )
+
+
+def refuse_setting_as_target(setting, value):
+    """Refuse `snakemake orders=[4]` (a setting where a target goes, as make takes it), naming the command
+    that gives it."""
+    raise LmgapError(
+        f"{setting}={value} is a setting, given where Snakemake takes a file to make: give it with --config, "
+        f"as in {config_option(setting, value)}"
+    )
