@@ -23,7 +23,9 @@ SETTINGS = [number for number, line in enumerate(LINES) if line.split("#")[0].st
 PICKS = [LINES.index(line) for line in ("corpus:", "train_split: train", "orders: [3, 4, 5]")] + [
     next(i for i in SETTINGS if LINES[i].strip().startswith(key)) for key in ("top_k:", "rarity:", "budget_mb:")
 ]
-FIX = re.compile(r"(:|;) .*\b(indent|close|keep|give|remove|write|restore|use|fix)\b")
+FIX = re.compile(r"(:|;) .*\b(indent|close|keep|give|remove|replace|write|restore|use|fix)\b")
+# The first setting of the block PICKS[0] opens.
+FIRST = next(i for i in SETTINGS if i > PICKS[0])
 
 
 def edited(number, replacement):
@@ -52,6 +54,20 @@ MUTANTS = {
     # later.
     **{f"line {n + 1} colon dropped": (edited(n, [LINES[n].replace(": ", " ", 1)]), n + 1) for n in PICKS[1:3]},
     "a space after a colon dropped": (edited(PICKS[2], [LINES[PICKS[2]].replace(": ", ":", 1)]), PICKS[2] + 1),
+    "a bracket too many": (edited(PICKS[2], [LINES[PICKS[2]] + "]"]), PICKS[2] + 1),
+    "a tab after a value": (edited(PICKS[1], [LINES[PICKS[1]] + "\t"]), PICKS[1] + 1),
+    # A block's first setting pulled up onto its name's line: the lines under it are not to blame.
+    "a setting on its block's line": (
+        "\n".join(
+            [
+                *LINES[: PICKS[0]],
+                f"{LINES[PICKS[0]]} {LINES[FIRST].strip()}",
+                *LINES[PICKS[0] + 1 : FIRST],
+                *LINES[FIRST + 1 :],
+            ]
+        ),
+        PICKS[0] + 1,
+    ),
     "a number quoted": (edited(PICKS[3], [LINES[PICKS[3]].replace("100", '"100"')]), PICKS[3] + 1),
     "a list written as a scalar": (edited(PICKS[2], ["orders: 3"]), PICKS[2] + 1),
     "emptied": ("", None),

@@ -89,6 +89,33 @@ def unclosed(path, lines):
         for opening, closing in ("[]", "{}"):
             if body.count(opening) > body.count(closing):
                 return f"{path} line {number} leaves a `{opening}` open: close it with `{closing}` on that line"
+            if body.count(closing) > body.count(opening):
+                return f"{path} line {number} has a `{closing}` that closes no `{opening}`: remove it"
+    return None
+
+
+def two_settings_on_a_line(path, lines):
+    """The first line that puts a setting and one under it on one line (`gap: enabled: false`): before the
+    indentation is judged, which the next line's, read under it, would be blamed for."""
+    for number, line in lines:
+        body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0].rstrip()
+        nested = re.match(r"(\s*)([\w.-]+):\s+([\w.-]+):(?:\s+(.*))?$", body)
+        if nested:
+            indent, outer, inner, value = nested.groups()
+            return (
+                f"{path} line {number} puts two settings on one line: write `{outer}:` on a line of its own and "
+                f"`{inner}: {value or '...'}` on the next, indented by {len(indent) + 2} spaces"
+            )
+    return None
+
+
+def stray_tab(path, lines, number):
+    """Line `number`, where YAML gave up, holding a tab after its indentation (YAML's words: a character that
+    cannot start any token)."""
+    line = dict(lines).get(number, "")
+    body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0]
+    if "\t" in body.lstrip(" "):
+        return f"{path} line {number} holds a tab, which YAML takes only inside quotes: replace it with a space"
     return None
 
 
@@ -170,9 +197,11 @@ def check_config_file(path):
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        found = indentation_mistake(path, lines) or unclosed(path, lines)
+        found = two_settings_on_a_line(path, lines) or indentation_mistake(path, lines) or unclosed(path, lines)
         if not found and mark and "could not find expected ':'" in str(err.problem):
             found = missing_colon(path, lines, mark.line + 1 if mark.column else mark.line)
+        if not found and mark:
+            found = stray_tab(path, lines, mark.line + 1)
         if found:
             raise LmgapError(found) from None
         where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
