@@ -59,6 +59,12 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
         ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
         ({"memory": {"budget_mb": 300}}, "memory.budget_mb", "300 is less than the minimum of 512; give what"),
+        # An empty path: the default is mostly what is meant, not the pattern that refused it.
+        (
+            {"kenlm": {"bin_dir": ""}},
+            "kenlm.bin_dir",
+            'it is empty (""): remove the line for its default (null), or give',
+        ),
         ({"train_fraction": [0]}, "train_fraction[0]", "0 is less than the minimum of 1e-06"),
         ({"train_fraction": [1.5]}, "train_fraction[0]", "1.5 is greater than the maximum of 1"),
         ({"train_fraction": [0.5, 0.5]}, "train_fraction", "has non-unique elements"),

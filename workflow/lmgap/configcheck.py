@@ -3,6 +3,7 @@ say: `--config` text read as the schema's types, `~`, prune vs orders, and the c
 refused value (config.yaml's own mistakes: lmgap.configfile)."""
 
 import copy
+import json
 import os
 import re
 
@@ -173,6 +174,10 @@ def refusal(error, schema, line=""):
         # One form of the setting fits the value's type (a list of formats, one listed twice): what that
         # form refuses, rather than that no form takes it.
         message = fitting[0].message
+    elif error.instance == "" and "default" in error.schema:
+        # `bin_dir: ""`: what the user means is mostly the default (a pattern shown says nothing).
+        default = json.dumps(error.schema["default"])
+        message = f'it is empty (""): remove the line for its default ({default}), or'
     elif isinstance(error.instance, str) and CONTROL.search(error.instance):
         # (Which pattern refused it says nothing to the user: the character does.)
         found = CONTROL.search(error.instance).group()
@@ -194,9 +199,10 @@ def refusal(error, schema, line=""):
         if isinstance(node, dict) and "description" in node:
             described = node["description"]
         previous = part
+    joined = " " if message.endswith(", or") else "; "
     if described is None:
-        return f"{where}: {message}; give what its comment in config.yaml describes"
-    return f"{where}: {message}; give what {key} takes: {described}"
+        return f"{where}: {message}{joined}give what its comment in config.yaml describes"
+    return f"{where}: {message}{joined}give what {key} takes: {described}"
 
 
 def _yaml_or_none(text):
