@@ -77,11 +77,15 @@ def indentation_mistake(path, lines):
     return None
 
 
+def _unquoted(line):
+    """A line without its closed quotes (a # inside one starts no comment) and then without its comment."""
+    return re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0]
+
+
 def unclosed(path, lines):
     """The first line that leaves a bracket or a quote open (config.yaml writes each list on one line)."""
     for number, line in lines:
-        # The closed quotes go first (a # inside one starts no comment), then the comment.
-        body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0]
+        body = _unquoted(line)
         # A quote opens a value only where the value starts: an apostrophe inside a word is text.
         opened = re.search(r"(?:^\s*-\s*|[:\[{,]\s*)(['\"])", body)
         if opened:
@@ -98,7 +102,7 @@ def two_settings_on_a_line(path, lines):
     """The first line that puts a setting and one under it on one line (`gap: enabled: false`): before the
     indentation is judged, which the next line's, read under it, would be blamed for."""
     for number, line in lines:
-        body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0].rstrip()
+        body = _unquoted(line).rstrip()
         nested = re.match(r"(\s*)([\w.-]+):\s+([\w.-]+):(?:\s+(.*))?$", body)
         if nested:
             indent, outer, inner, value = nested.groups()
@@ -113,7 +117,7 @@ def stray_tab(path, lines, number):
     """Line `number`, where YAML gave up, holding a tab after its indentation (YAML's words: a character that
     cannot start any token)."""
     line = dict(lines).get(number, "")
-    body = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0]
+    body = _unquoted(line)
     if "\t" in body.lstrip(" "):
         return f"{path} line {number} holds a tab, which YAML takes only inside quotes: replace it with a space"
     return None
