@@ -153,3 +153,16 @@ def test_every_rule_names_its_benchmark_after_its_log():
                 found += 1
     assert found == len(re.findall(r"^\s*benchmark:", "".join(p.read_text() for p in rules.glob("*.smk")), re.M))
     assert found >= 14
+
+
+def test_results_without_their_seals_folder_are_warned_of_with_the_one_round_fix():
+    record = Path("results/corpus/fetched.json")
+    assert seals.gone_warning(record) is None
+    record.parent.mkdir()
+    write(record, RECORD)
+    seals.seal([record])
+    assert seals.gone_warning(record) is None
+    shutil.rmtree(seals.SEALS)
+    said = seals.gone_warning(record)
+    assert "results/.seals/ is gone while results/ holds results (results/corpus/fetched.json among them)" in said
+    assert said.endswith("run with --forceall to write them all anew")

@@ -94,3 +94,15 @@ def check(paths, unsealed=False):
         raise faults[0]
     if faults:
         raise LmgapError("\n".join(map(str, faults)))
+
+
+def gone_warning(made):
+    """The warning for results without their seals' folder (made: a result every run writes, the fetch's record):
+    deleted or moved as a whole, each job would refuse its inputs one round of the graph at a time."""
+    if SEALS.is_dir() or not Path(made).is_file():
+        return None
+    return (
+        f"{SEALS}/ is gone while results/ holds results ({made} among them): no job can hold them to what their "
+        f"jobs wrote, and each job that reads one refuses it. Put {SEALS}/ back if it was moved, else run with "
+        "--forceall to write them all anew"
+    )

@@ -160,6 +160,7 @@ config["lmgap_report"] = {
 warn([edited_warning(config["lmgap_report"]["edited"])])
 UNSEEN = unseen_changes(PROVENANCE, experiment_settings())
 warn([UNSEEN, behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
+warn([seals.gone_warning(FETCH_RECORD)])
 
 
 def tables_kept(log=None):
