@@ -176,7 +176,8 @@ def tables_kept(log=None):
             for path, _, _ in RESULTS[job].values():
                 if Path(path).is_file():
                     Path(staged(path)).unlink(missing_ok=True)
-    kept = sorted(kept_from_an_earlier_run())
+    # And those whose new copy the run staged and stopped before putting in place.
+    kept = sorted({*kept_from_an_earlier_run(), *compare_installed(staged_copies())[1]})
     note_kept(kept, KEPT)
     if kept:
         warn(
