@@ -166,16 +166,25 @@ def test_an_open_bracket_or_quote_is_named_at_its_own_line_not_at_an_apostrophe_
         check_config_file(path)
 
 
-def test_an_emptied_config_s_fix_restores_it_pasted_anywhere(tmp_path):
-    # A run folder of its own in the repository (as .test/), its config emptied; the fix pasted elsewhere.
+@pytest.mark.parametrize(
+    "lose, says",
+    [
+        (lambda path: path.write_text("# orders: [3]\n"), "holds no setting (every line is a comment)"),
+        (lambda path: path.unlink(), "holds no config.yaml (deleted?)"),
+    ],
+    ids=["emptied", "deleted"],
+)
+def test_a_lost_config_s_fix_restores_it_pasted_anywhere(tmp_path, lose, says):
+    # A run folder of its own in the repository (as .test/), its config lost; the fix pasted elsewhere.
     folder = tmp_path / "repo/run folder $(touch X)"
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text("orders: [3]\n")
     for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
         subprocess.run(["git", *command], cwd=tmp_path / "repo", check=True)
-    (folder / "config.yaml").write_text("# orders: [3]\n")
+    lose(folder / "config.yaml")
     with pytest.raises(LmgapError) as err:
         check_config_file(folder / "config.yaml")
+    assert says in str(err.value)
     command = re.search(r"restore it with (.*) \(whose", str(err.value)).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (folder / "config.yaml").read_text() == "orders: [3]\n" and not (tmp_path / "X").exists()
@@ -191,3 +200,11 @@ def test_an_emptied_config_git_does_not_track_is_restored_from_the_repository_s(
     command = re.search(r"describe each setting: (cp .*)$", str(err.value)).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (folder / "config.yaml").read_text() == (REPO / "config.yaml").read_text()
+
+
+def test_a_run_folder_holding_nothing_but_what_snakemake_made_is_named_as_no_run_folder(tmp_path):
+    # Snakemake makes the folder --directory names: a typo of the run folder's name.
+    made = tmp_path / "nodir"
+    (made / ".snakemake").mkdir(parents=True)
+    with pytest.raises(LmgapError, match="nor anything but what Snakemake made for this run: a --directory"):
+        check_config_file(made / "config.yaml")

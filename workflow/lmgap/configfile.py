@@ -17,19 +17,38 @@ from .errors import LmgapError
 SHIPPED = Path(__file__).resolve().parents[2] / "config.yaml"
 
 
+def tracked(path):
+    """Whether git tracks the file (deleted or not)."""
+    path = Path(path).resolve()
+    command = ["git", "-C", str(path.parent), "ls-files", "--error-unmatch", "--", path.name]
+    return subprocess.run(command, capture_output=True).returncode == 0
+
+
 def restore(path):
     """The fix for a config file with no setting left, by a command that works wherever it is pasted (a
     --directory run reads the config of another folder than the one Snakemake was started in): its committed
     copy where git tracks it, else a copy of the repository's."""
     path = Path(path).resolve()
     folder, name = shlex.quote(str(path.parent)), shlex.quote(path.name)
-    tracked = ["git", "-C", str(path.parent), "ls-files", "--error-unmatch", "--", path.name]
-    if subprocess.run(tracked, capture_output=True).returncode == 0:
+    if tracked(path):
         return f"restore it with git -C {folder} checkout -- {name} (whose comments describe each setting)"
     if SHIPPED.is_file() and SHIPPED != path:
         shipped = shlex.quote(str(SHIPPED))
         return f"restore it from the repository's, whose comments describe each setting: cp {shipped} {folder}/{name}"
     return "restore it from a copy of lmgap's repository, whose config.yaml's comments describe each setting"
+
+
+def missing(path):
+    """The refusal of a run folder without its config file: deleted, or the run pointed (--directory) at
+    another folder than the user's run folder, which Snakemake made for it when it did not exist."""
+    folder = Path(path).resolve().parent
+    if not tracked(path) and {entry.name for entry in folder.iterdir()} <= {".snakemake"}:
+        return (
+            f"{folder} holds no {Path(path).name}, nor anything but what Snakemake made for this run: a "
+            "--directory (or the folder the run started in) that names no run folder? Run it in the folder "
+            "that holds your config"
+        )
+    return f"{folder} holds no {Path(path).name} (deleted?): {restore(path)}, or run in the folder that holds yours"
 
 
 def content_lines(text):
@@ -175,13 +194,13 @@ def missing_colon(path, lines, last):
 
 
 def check_config_file(path):
-    """{key path: (line, value)} of a config file's settings (nothing for a file that does not exist); an
-    LmgapError naming the line of a syntax mistake, a key given twice, or a file of no setting at all."""
+    """{key path: (line, value)} of a config file's settings; an LmgapError naming the line of a syntax mistake,
+    a key given twice, a file of no setting at all, or none at all."""
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except FileNotFoundError:
-        return {}
+        raise LmgapError(missing(path)) from None
     except UnicodeDecodeError as err:
         line = err.object[: err.start].count(b"\n") + 1
         raise LmgapError(
