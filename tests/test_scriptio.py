@@ -13,6 +13,7 @@ from lmgap.report.cost import read_benchmark
 from lmgap.report.scores import read_scores
 from lmgap.neural.settings import saved_config
 from lmgap.preflight import (
+    behind_inputs,
     behind_settings,
     compare_installed,
     edited_warning,
@@ -181,3 +182,17 @@ def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_
     assert behind_settings(provenance, experiment, marker) is None and not marker.exists()
     assert behind_settings(provenance, changed, marker) is None
     assert behind_settings(tmp_path / "none.json", changed, marker, str(whole)) is None
+
+
+def test_outputs_older_than_an_input_or_with_one_missing_are_behind(tmp_path):
+    table, record, other = tmp_path / "table.tsv", tmp_path / "record.json", tmp_path / "other.json"
+    record.write_text("{}")
+    table.write_text("a\n")
+    os.utime(record, (1, 1))
+    assert behind_inputs([table], [record]) is False
+    os.utime(record, (table.stat().st_mtime + 5,) * 2)
+    assert behind_inputs([table], [record]) is True
+    os.utime(record, (1, 1))
+    assert behind_inputs([table], [record, other]) is True
+    # An output missing: named otherwise (kept, or the report's missing ones).
+    assert behind_inputs([table, other], [record]) is None

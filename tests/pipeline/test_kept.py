@@ -212,3 +212,20 @@ def test_tables_whose_new_copy_a_run_staged_and_never_put_in_place_are_named_kep
     run_pipeline(work, None, *seed)
     assert table.read_bytes() == (work / "results/.staged/tables/comparison.tsv").read_bytes()
     assert not (work / KEPT).exists()
+
+
+def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(neural_run_copy):
+    # A setting changed, then one target made: the jobs it needs run again, and the gap table, which reads
+    # what they wrote, stays the earlier setting's, its rows the same.
+    work = neural_run_copy()
+    before = (work / "results/tables/gap.tsv").read_bytes()
+    top_k = ["--config", 'gap={"top_k": 50}']
+    done = run_pipeline(work, None, "results/submission/dev-0/out.tsv", *top_k)
+    assert done.jobs.get("install_gap_submission") == 1 and "gap_table" not in done.jobs
+    assert (work / "results/tables/gap.tsv").read_bytes() == before
+    said = next(line for line in done.stderr.splitlines() if "limited to its targets" in line)
+    assert "results/tables/gap.md, results/tables/gap.tsv: an earlier run's, behind the files" in said
+    assert "run the pipeline without targets to bring them up to date" in said
+    # The whole pipeline brings them up to date, and says nothing of the kind.
+    again = run_pipeline(work, None, *top_k)
+    assert again.jobs.get("gap_table") == 1 and "limited to its targets" not in again.stderr

@@ -104,6 +104,15 @@ def unfinished_rules(logs):
     return {rule for rule, count in planned.items() if finished[rule] < count}
 
 
+def behind_inputs(outputs, inputs):
+    """Whether a job's outputs (all written) are older than one of its inputs, or one is missing: Snakemake runs
+    the job again. None where an output is missing (its absence is named otherwise)."""
+    if not all(os.path.isfile(path) for path in outputs):
+        return None
+    made = min(os.stat(path).st_mtime for path in outputs)
+    return any(not os.path.exists(path) or os.stat(path).st_mtime > made for path in inputs)
+
+
 def note_kept(kept, marker):
     """Write marker listing the tables, plots and submission files kept from an earlier run (kept), or remove it
     when none is."""

@@ -7,6 +7,7 @@ from snakemake.logging import logger
 from lmgap import seals
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.preflight import (
+    behind_inputs,
     behind_settings,
     check_outputs_writable,
     check_records_writable,
@@ -16,6 +17,7 @@ from lmgap.preflight import (
     corpus_warnings,
     edited_warning,
     note_kept,
+    planned_jobs,
     other_models_warning,
     set_aside,
     stale_tables_warning,
@@ -189,6 +191,27 @@ def tables_kept(log=None):
         )
 
 
+def behind_targets(log):
+    """After a run limited to targets (its log plans no job of `all`): the tables, plots and submission
+    files the config makes whose job it left due, its inputs newer than what it staged (a changed setting
+    reran the jobs of a target), or missing."""
+    if "all" in planned_jobs(log)[0]:
+        return None
+    made = set(results_made())
+    behind = []
+    for job, files in RESULTS.items():
+        paths = [path for path, _, _ in files.values() if path in made]
+        inputs = [path for path in getattr(rules, job).input if isinstance(path, str)]
+        if paths and behind_inputs([staged(path) for path in paths], inputs):
+            behind += paths
+    if not behind:
+        return None
+    return (
+        f"{', '.join(sorted(behind))}: an earlier run's, behind the files they are made from, which this run, "
+        "limited to its targets, made anew: run the pipeline without targets to bring them up to date"
+    )
+
+
 # A fetch of this run may have found what its start could not know yet; a run that left the
 # tables behind the corpus (a target short of them) says so.
 onsuccess:
@@ -198,6 +221,7 @@ onsuccess:
     behind = behind_settings(PROVENANCE, experiment_settings(), BEHIND, log)
     warn([None if UNSEEN else behind])
     warn(tables_of_other_models())
+    warn([behind_targets(log)])
     warn([fallback_note(fallback_discounts(trained_counts()))])
     tables_kept()
 
