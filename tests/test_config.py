@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from conftest import REPO, demo_corpus, jobs_planned, run_pipeline
-from lmgap.configcheck import refuse_setting_as_target, validate_config
+from lmgap.configcheck import located, refuse_setting_as_target, validate_config
 from lmgap.configfile import check_config_file
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
@@ -183,3 +183,18 @@ def test_a_setting_given_as_a_target_is_refused_with_the_command_that_gives_it(s
         refuse_setting_as_target(setting, value)
     assert str(err.value).startswith(f"{setting}={value} is a setting, given where Snakemake takes a file to make")
     assert str(err.value).endswith(f"as in {command}")
+
+
+def test_a_refusal_the_schema_cannot_make_is_named_at_its_line_as_the_schema_s_are(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("orders: [3]\ngap:\n  format: trie\nneural:\n  small:\n    kind: masked\n    train: {}\n")
+    given, lines = yaml.safe_load(path.read_text()), check_config_file(path)
+    said = located("gap.format `trie` is not among the formats built (...); add it there", given, lines, str(path))
+    assert said == f"config: gap.format ({path} line 3): `trie` is not among the formats built (...); add it there"
+    said = located("neural.small: kind: masked needs path: (...)", given, lines, str(path))
+    assert said == f"config: neural.small ({path} line 5): kind: masked needs path: (...)"
+    # A value --config gave instead of the file's: no line; a message of no setting: as it was.
+    assert (
+        located("gap.format `x` is not", {**given, "gap": {"format": "x"}}, lines) == "config: gap.format: `x` is not"
+    )
+    assert located("the corpus lacks dev-0", given, lines) == "the corpus lacks dev-0"

@@ -113,6 +113,17 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
     return config
 
 
+def located(message, config, file_settings, file_name="config.yaml"):
+    """A refusal of a check the schema cannot make (gap.format against the formats built, a neural model's
+    folder), which starts with the dotted key it concerns, said as the schema's are: `config: KEY (FILE line
+    N): ...`, the line where config (as given, before defaults) has the file's value."""
+    key = re.match(r"([A-Za-z_]\w*(?:\.[\w-]+)*)[: ]", message)
+    if not key or key.group(1).split(".")[0] not in config:
+        return message
+    line = setting_line(key.group(1).split("."), config, file_settings, file_name)
+    return f"config: {key.group(1)}{line}: {message[key.end() :].lstrip(': ')}"
+
+
 def refused_path(error):
     """The keys (and list indices) of the refused value: an unknown key's own."""
     parts = list(error.absolute_path)

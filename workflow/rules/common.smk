@@ -2,11 +2,12 @@
 # them (each stage's .smk holds its rules alone, which `snakemake --lint` asks for): the config
 # and the experiment it asks for, job sizes, then each stage's input functions and settings.
 # The logic itself is in the package, lmgap.
+import copy
 import math
 import os
 from pathlib import Path
 
-from lmgap.configcheck import validate_config
+from lmgap.configcheck import located, validate_config
 from lmgap.corpus.fetch import required_files
 from lmgap.corpus.place import CLONE_DIR
 from lmgap.corpus.place import corpus_root as lmgap_corpus_root
@@ -41,6 +42,8 @@ SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 # defaults, which a run then says.
 SOURCE_GIVEN = isinstance(config.get("corpus"), dict) and "source" in config["corpus"]
 ORDERS_GIVEN = "orders" in config
+# The config as given, for the lines of the refusals the schema cannot make (configcheck.located).
+GIVEN = copy.deepcopy(config)
 try:
     config = validate_config(config, SCHEMA, CONFIG_FILE_SETTINGS)
 except LmgapError as err:
@@ -53,7 +56,7 @@ try:
     FORMATS = format_settings(config["build_binary"]["format"])
     GAP_FORMAT = gap_format(config["gap"]["format"], FORMATS)
 except LmgapError as err:
-    raise WorkflowError(str(err)) from None
+    raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
 MODELS = models_from_config(
     ORDERS,
     prune_settings(config["lmplz"]["prune"]),
@@ -70,7 +73,7 @@ TRAININGS = trainings_of(MODELS)
 try:
     NEURAL = neural_models(config["neural"])
 except LmgapError as err:
-    raise WorkflowError(str(err)) from None
+    raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
 NEURAL_TRAINED = sorted(name for name, entry in NEURAL.items() if entry["source"] == "train")
 # Causal models have a perplexity row; masked and cloze ones define no perplexity and predict gaps only.
 NEURAL_CAUSAL = sorted(name for name, entry in NEURAL.items() if entry["kind"] == "causal")
