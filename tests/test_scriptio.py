@@ -3,10 +3,12 @@ interrupt as an interrupt, not a crash, and a table an earlier configuration lef
 
 import json
 import os
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from lmgap import seals
 from lmgap.errors import LmgapError
 from lmgap.files import DamagedRecord, read_json
 from lmgap.report.cost import read_benchmark
@@ -16,6 +18,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     compare_installed,
+    install_staged,
     edited_warning,
     other_models_warning,
     unfinished_rules,
@@ -114,20 +117,33 @@ def test_a_damaged_config_json_of_the_user_s_model_is_not_called_ours_to_delete(
     assert "delete" not in str(err.value)
 
 
-def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put_in_place(tmp_path):
-    staged, installed = tmp_path / "staged.tsv", tmp_path / "table.tsv"
-    staged.write_text("a\t1\n")
-    installed.write_text("a\t1\n")
-    os.utime(staged, (1_000, 1_000))
+def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put_in_place(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    staged, installed = Path("results/.staged/tables/table.tsv"), Path("results/tables/table.tsv")
+    for path in (staged, installed):
+        path.parent.mkdir(parents=True)
+        path.write_text("a\t1\n")
+    seals.seal([staged, installed])
     assert compare_installed({installed: staged}) == ([], [])
+    # Changed since its install job sealed it: by hand.
     installed.write_text("a\t2\n")
     assert compare_installed({installed: staged}) == ([str(installed)], [])
     assert edited_warning([str(installed)]).startswith(f"{installed}: changed since the run that wrote it")
-    # A staged copy newer than the table is one its install job has yet to put in place.
-    os.utime(staged, (installed.stat().st_mtime + 10,) * 2)
+    # As its install job wrote it, a newer copy staged since: one its install job has yet to put in place.
+    seals.seal([installed])
     assert compare_installed({installed: staged}) == ([], [str(installed)])
+    # Without a seal: the earlier copy Snakemake put back when the install job failed, or was stopped.
+    seals.unseal([installed])
+    assert compare_installed({installed: staged}) == ([], [str(installed)])
+    # Put in place, as its install job would (Snakemake's record of a job stopped may call it done).
+    assert install_staged({installed: staged}) == [str(installed)]
+    assert installed.read_text() == "a\t1\n" and not seals.fault(installed)
+    # Never an edited one, nor a staged copy changed since its job wrote it.
+    installed.write_text("a\t3\n")
+    staged.write_text("a\t4\n")
+    assert install_staged({installed: staged}) == [] and installed.read_text() == "a\t3\n"
     # Nothing to compare with: none.
-    assert compare_installed({installed: tmp_path / "gone.tsv", tmp_path / "gone.md": staged}) == ([], [])
+    assert compare_installed({installed: Path("gone.tsv"), Path("gone.md"): staged}) == ([], [])
     assert edited_warning([]) is None
 
 

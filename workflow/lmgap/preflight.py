@@ -6,11 +6,13 @@ import filecmp
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from .atomic import atomic_open
+from . import seals
+from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
 from .corpus.textrecord import read_text_record, record_path
 from .files import read_json, sha256
@@ -160,17 +162,41 @@ def other_models_warning(table_path, models):
     )
 
 
+def _not_in_place(path, staged):
+    """How a table or plot in place (path) differs from the copy its job staged: None (the same, or one of them
+    missing); "edited", changed since its install job wrote it (by hand, or damaged: its seal says so); else
+    "uninstalled", as its install job wrote it or without a seal (the earlier copy Snakemake puts back when an
+    install job fails or is stopped, the job having removed the seal as it began): the newer copy not in place."""
+    path, staged = Path(path), Path(staged)
+    if not (path.is_file() and staged.is_file()) or filecmp.cmp(path, staged, shallow=False):
+        return None
+    return "edited" if seals.seal_path(path).is_file() and seals.fault(path) else "uninstalled"
+
+
 def compare_installed(installed):
-    """(edited, uninstalled) of installed ({table or plot: the copy its job staged}): those whose bytes are
-    not their staged copy's, edited when newer than it (changed since they were put in place: by hand, or
-    damaged), uninstalled when older (a newer copy their job wrote, which the run stopped before putting in
-    place; the next run installs it)."""
-    edited, uninstalled = [], []
+    """(edited, uninstalled) of installed ({table or plot: the copy its job staged}), as _not_in_place tells them."""
+    found = {path: _not_in_place(path, staged) for path, staged in installed.items()}
+    return [str(path) for path, how in found.items() if how == "edited"], [
+        str(path) for path, how in found.items() if how == "uninstalled"
+    ]
+
+
+def install_staged(installed):
+    """Put in place each staged copy of installed ({table or plot: the copy its job staged}) not in place, as its
+    job wrote it (its seal holds); returns them. A run stopped as an install job ran can leave Snakemake's record
+    of that job as done, with the earlier copy put back: the job would never run again."""
+    done = []
     for path, staged in installed.items():
-        path, staged = Path(path), Path(staged)
-        if path.is_file() and staged.is_file() and not filecmp.cmp(path, staged, shallow=False):
-            (edited if path.stat().st_mtime >= staged.stat().st_mtime else uninstalled).append(str(path))
-    return edited, uninstalled
+        if (
+            _not_in_place(path, staged) == "uninstalled"
+            and seals.seal_path(staged).is_file()
+            and not seals.fault(staged)
+        ):
+            with atomic_path(path) as tmp:
+                shutil.copyfile(staged, tmp)
+            seals.seal([path])
+            done.append(str(path))
+    return done
 
 
 def check_texts_unchanged(folder):

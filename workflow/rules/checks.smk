@@ -16,6 +16,7 @@ from lmgap.preflight import (
     compare_installed,
     corpus_warnings,
     edited_warning,
+    install_staged,
     note_kept,
     other_models_warning,
     planned_jobs,
@@ -135,6 +136,7 @@ onstart:
         seals.check(staged_copies().values(), unsealed=not seals.SEALS.is_dir())
     except LmgapError as err:
         raise WorkflowError(str(err)) from None
+    put_in_place()
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     # The tables folder shows what the current config makes: the gap task's tables of an earlier
     # run go aside, kept.
@@ -165,6 +167,19 @@ warn([UNSEEN, behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
 warn([seals.gone_warning(FETCH_RECORD)])
 
 
+def put_in_place():
+    """Put in place the tables, plots and submission files whose new copy their job staged and a stopped run
+    left unplaced (lmgap.preflight.install_staged), and say so."""
+    placed = install_staged(staged_copies())
+    if placed:
+        warn(
+            [
+                f"{', '.join(sorted(placed))}: put in place from the copies their job staged, which a run stopped before "
+                "its job that puts them in place had run"
+            ]
+        )
+
+
 def tables_kept(log=None):
     """The tables, plots and submission files an earlier run wrote that this one was to rewrite and did
     not: named in KEPT beside them (removed once none is) and in a warning. log: a failed run's log, whose
@@ -172,14 +187,14 @@ def tables_kept(log=None):
     these, the earlier run's, are removed where the copy put in place stands: they are then kept as a failed
     job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
     that could strike them off a list)."""
+    put_in_place()
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:
             for path, _, _ in RESULTS[job].values():
                 if Path(path).is_file():
                     Path(staged(path)).unlink(missing_ok=True)
-    # And those whose new copy the run staged and stopped before putting in place.
-    kept = sorted({*kept_from_an_earlier_run(), *compare_installed(staged_copies())[1]})
+    kept = sorted(kept_from_an_earlier_run())
     note_kept(kept, KEPT)
     if kept:
         warn(
