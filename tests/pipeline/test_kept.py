@@ -222,7 +222,15 @@ def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(n
     assert (work / "results/tables/gap.tsv").read_bytes() == before
     said = next(line for line in done.stderr.splitlines() if "limited to its targets" in line)
     assert "results/tables/gap.md, results/tables/gap.tsv: an earlier run's, behind the files" in said
+    # (Not the submission, the target, made with the config's settings.)
+    assert "results/submission" not in said
     assert "run the pipeline without targets to bring them up to date" in said
+    # A target short of the submission (a member's predictions), after a change of settings the blend's members
+    # are made with: the submission is of other settings.
+    top_k = ["--config", 'gap={"top_k": 40}']
+    done = run_pipeline(work, None, "results/gap/both/o3/dev-0/out.tsv", *top_k)
+    said = next(line for line in done.stderr.splitlines() if "limited to its targets" in line)
+    assert "results/submission/dev-0/out.tsv, results/submission/gonito.yaml" in said
     # The whole pipeline brings them up to date, and says nothing of the kind.
     again = run_pipeline(work, None, *top_k)
     assert again.jobs.get("gap_table") == 1 and "limited to its targets" not in again.stderr

@@ -5,6 +5,7 @@
 from snakemake.logging import logger
 
 from lmgap import seals
+from lmgap.gap.gonito import changed_params
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.preflight import (
     behind_inputs,
@@ -209,21 +210,25 @@ def tables_kept(log=None):
 def behind_targets(log):
     """After a run limited to targets (its log plans no job of `all`): the tables, plots and submission
     files the config makes whose job it left due, its inputs newer than what it staged (a changed setting
-    reran the jobs of a target), or missing."""
+    reran the jobs of a target), or missing; the submission, its record of the settings it was made with
+    (gonito.yaml's params) other than the config's (more orders change none of its inputs, only their set)."""
     if "all" in planned_jobs(log)[0]:
         return None
     made = set(results_made())
+    submission = Path(staged(RESULTS["gap_submission"]["gonito"][0])).parent
     behind = []
     for job, files in RESULTS.items():
         paths = [path for path, _, _ in files.values() if path in made]
         inputs = [path for path in getattr(rules, job).input if isinstance(path, str)]
-        if paths and behind_inputs([staged(path) for path in paths], inputs):
+        stale = job == "gap_submission" and changed_params(experiment_settings(), submission)
+        if paths and (stale or behind_inputs([staged(path) for path in paths], inputs)):
             behind += paths
     if not behind:
         return None
     return (
-        f"{', '.join(sorted(behind))}: an earlier run's, behind the files they are made from, which this run, "
-        "limited to its targets, made anew: run the pipeline without targets to bring them up to date"
+        f"{', '.join(sorted(behind))}: an earlier run's, behind the files or settings they are made from, which "
+        "this run, limited to its targets, did not make them again for: run the pipeline without targets to "
+        "bring them up to date"
     )
 
 

@@ -1,6 +1,7 @@
 """A submission: the blend's out.tsv of each predicted split and a gonito.yaml saying what made
 them, as gonito reads it; `lmgap submit` copies both into a clone of the challenge."""
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -101,11 +102,21 @@ def changed_settings(config_path, folder):
     folder record: the config was changed since the run that made it (a comment changes nothing)."""
     try:
         given = yaml.safe_load(Path(config_path).read_text())
+    except (OSError, yaml.YAMLError):
+        return []
+    return changed_params(given, folder)
+
+
+def changed_params(given, folder):
+    """(setting, value) of each of the settings given (nested) that the params of the submission in folder
+    record otherwise (compared as the run records them, through JSON: a tuple is a list)."""
+    try:
         params = yaml.safe_load((Path(folder) / YAML).read_text())["params"]
     except (OSError, yaml.YAMLError, TypeError, KeyError):
         return []
     if not isinstance(given, dict) or not isinstance(params, dict):
         return []
+    given = json.loads(json.dumps(given))
     return [(key, value) for key, value in flat(given).items() if key in params and params[key] != value]
 
 
