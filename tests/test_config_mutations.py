@@ -208,3 +208,15 @@ def test_a_run_folder_holding_nothing_but_what_snakemake_made_is_named_as_no_run
     (made / ".snakemake").mkdir(parents=True)
     with pytest.raises(LmgapError, match="nor anything but what Snakemake made for this run: a --directory"):
         check_config_file(made / "config.yaml")
+
+
+def test_a_deleted_config_git_does_not_track_points_at_the_settings_of_the_folder_s_last_run(tmp_path):
+    # The repository's config, which its fix copies, is another experiment than the folder's.
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results/provenance.json").write_text("{}")
+    with pytest.raises(LmgapError) as err:
+        check_config_file(tmp_path / "config.yaml")
+    assert (
+        f"the settings of this folder's last run are under `experiment` in {tmp_path}/results/provenance.json"
+        in str(err.value)
+    )

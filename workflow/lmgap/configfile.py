@@ -48,7 +48,12 @@ def missing(path):
             "--directory (or the folder the run started in) that names no run folder? Run it in the folder "
             "that holds your config"
         )
-    return f"{folder} holds no {Path(path).name} (deleted?): {restore(path)}, or run in the folder that holds yours"
+    # The repository's config is another experiment: the settings of the folder's last run are in its record.
+    record = folder / "results/provenance.json"
+    last = f" (the settings of this folder's last run are under `experiment` in {record})" if record.is_file() else ""
+    return (
+        f"{folder} holds no {Path(path).name} (deleted?): {restore(path)}{last}, or run in the folder that holds yours"
+    )
 
 
 def content_lines(text):
