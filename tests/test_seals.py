@@ -44,6 +44,15 @@ def test_a_job_seals_what_it_writes_and_the_next_refuses_it_changed_by_hand(tmp_
     # Touched, or copied in place: the same bytes pass.
     os.utime(record, ns=(1, 1))
     run(job(tmp_path, [str(record)], [str(table)]), lambda log: table.write_text("read\n"))
+    # A figure changed, the size and the modification time put back (touch -r): its change time tells.
+    written, sealed = record.read_text(), json.loads(seals.seal_path(record).read_text())
+    record.write_text(written.replace('"tokens": 12', '"tokens": 13'))
+    os.utime(record, ns=(sealed["mtime_ns"], sealed["mtime_ns"]))
+    assert (record.stat().st_size, record.stat().st_mtime_ns) == (sealed["bytes"], sealed["mtime_ns"])
+    with pytest.raises(SystemExit):
+        run(job(tmp_path, [str(record)], [str(table)]), lambda log: pytest.fail("the job read it"))
+    assert "other bytes than its job wrote" in capsys.readouterr().err
+    record.write_text(written)
     # A figure changed, the shape and even the size kept: no reader of shapes would see it.
     write(record, {**RECORD, "sums": {"tokens": 13, "oovs": 1}})
     with pytest.raises(SystemExit):

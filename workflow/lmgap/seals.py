@@ -1,12 +1,13 @@
 """Every file a job writes under results/ is sealed, and every job holds its inputs to their seals before it
 reads them: a record changed by hand since its job wrote it, its shape kept, would pass every reader's
-check of shape and be carried into the tables as if computed. A seal holds the file's size, modification
-time and sha256; a file of the size and time sealed is taken unread, one of another is read and held to
-its sha256, so a file copied or merely touched passes. A file under results/ without a seal is refused too
-(its seal deleted, the file written by hand): every job writes through lmgap.scriptio, and a first run of
-this code runs every job again (each one's code digest changed). Snakemake's benchmark files, which it
-writes itself once a job has ended, are sealed by the first job that reads one (none reads one before its
-job has ended), and their seal removed by the job they time as it starts.
+check of shape and be carried into the tables as if computed. A seal holds the file's size, its times of
+modification and of change, and its sha256; a file of the size and times sealed is taken unread, one of
+another is read and held to its sha256, so a file copied or merely touched passes. A file under results/
+without a seal is refused too (its seal deleted, the file written by hand): every job writes through
+lmgap.scriptio, and a first run of this code runs every job again (each one's code digest changed).
+Snakemake's benchmark files, which it writes itself once a job has ended, are sealed by the first job that
+reads one (none reads one before its job has ended), and their seal removed by the job they time as it
+starts.
 
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
@@ -54,7 +55,15 @@ def seal(paths):
         sealed = seal_path(path)
         if sealed and os.path.isfile(path):
             info = os.stat(path)
-            write_json({"bytes": info.st_size, "mtime_ns": info.st_mtime_ns, "sha256": sha256(path)}, sealed)
+            write_json(
+                {
+                    "bytes": info.st_size,
+                    "mtime_ns": info.st_mtime_ns,
+                    "ctime_ns": info.st_ctime_ns,
+                    "sha256": sha256(path),
+                },
+                sealed,
+            )
 
 
 def fault(path, unsealed=False):
@@ -70,8 +79,13 @@ def fault(path, unsealed=False):
     try:
         written = read_json(sealed)
         info = os.stat(path)
-        # The size and time sealed: taken unread. Else its bytes decide (a copy, a touch pass).
-        if (info.st_size, info.st_mtime_ns) == (written["bytes"], written["mtime_ns"]):
+        # The size and times sealed: taken unread (no edit keeps the inode's change time, which no hand can set
+        # back). Else its bytes decide (a copy, a touch pass).
+        if (info.st_size, info.st_mtime_ns, info.st_ctime_ns) == (
+            written["bytes"],
+            written["mtime_ns"],
+            written.get("ctime_ns"),
+        ):
             return None
         if sha256(path) == written["sha256"]:
             return None
