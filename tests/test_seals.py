@@ -127,9 +127,13 @@ def test_a_job_removes_the_seals_of_what_it_will_write(tmp_path):
     assert not seals.seal_path(record).exists()
 
 
-def test_a_benchmark_file_is_sealed_by_its_first_reader_and_unsealed_by_the_job_it_times(tmp_path, capsys):
-    # Snakemake writes it as its job ends, so no job writes its seal: the first job that reads it does.
+def test_a_benchmark_file_is_sealed_by_its_first_reader_and_its_seal_left_pending_by_the_job_it_times(tmp_path, capsys):
+    # Snakemake writes it as its job ends, so no job writes its seal: the job leaves a pending one, and the
+    # first job that reads the file seals it.
     benchmark, table = Path("results/benchmarks/query/o3/dev-0.tsv"), Path("results/table.tsv")
+    query = SimpleNamespace(log=["logs/query/o3/dev-0.log"], rule="query", input=[], output=[], bench_iteration=0)
+    Path("logs/query/o3").mkdir(parents=True)
+    run(query, lambda log: None)
     benchmark.parent.mkdir(parents=True)
     benchmark.write_text("s\tmax_rss\n0.18\t12.5\n")
     run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: table.write_text("read\n"))
@@ -139,11 +143,19 @@ def test_a_benchmark_file_is_sealed_by_its_first_reader_and_unsealed_by_the_job_
     with pytest.raises(SystemExit):
         run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: pytest.fail("the job read it"))
     assert f"{benchmark} is damaged (other bytes than its job wrote" in capsys.readouterr().err
-    # The job it times, run again, starts by removing its seal: Snakemake's new timing is taken.
-    query = SimpleNamespace(log=["logs/query/o3/dev-0.log"], rule="query", input=[], output=[])
-    Path("logs/query/o3").mkdir(parents=True)
+    # So is one whose seal was removed by hand.
+    seals.seal_path(benchmark).unlink()
+    with pytest.raises(SystemExit):
+        run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: pytest.fail("the job read it"))
+    assert f"{benchmark} is damaged (it has no seal at" in capsys.readouterr().err
+    # The job it times, run again, leaves its seal pending: Snakemake's new timing is taken.
     run(query, lambda log: benchmark.write_text("s\tmax_rss\n0.21\t12.5\n"))
     run(job(tmp_path, [str(benchmark)], [str(table)]), lambda log: table.write_text("read\n"))
+    # A job without a benchmark leaves no seal of one.
+    vocabulary = SimpleNamespace(log=["logs/x/x.log"], rule="x", input=[], output=[], bench_iteration=None)
+    Path("logs/x").mkdir()
+    run(vocabulary, lambda log: None)
+    assert not Path("results/.seals/benchmarks/x").exists()
 
 
 def test_every_rule_names_its_benchmark_after_its_log():

@@ -6,8 +6,8 @@ another is read and held to its sha256, so a file copied or merely touched passe
 without a seal is refused too (its seal deleted, the file written by hand): every job writes through
 lmgap.scriptio, and a first run of this code runs every job again (each one's code digest changed).
 Snakemake's benchmark files, which it writes itself once a job has ended, are sealed by the first job that
-reads one (none reads one before its job has ended), and their seal removed by the job they time as it
-starts.
+reads one (none reads one before its job has ended): the job they time leaves a pending seal as it starts,
+so that one whose seal was removed by hand is refused as any record is.
 
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
@@ -23,6 +23,8 @@ from .files import DamagedRecord, read_json, sha256
 SEALS = Path("results/.seals")
 # What Snakemake writes under results/ itself, once a job has ended: no job can seal it as it writes it.
 BENCHMARKS = Path("results/benchmarks")
+# The seal of a benchmark file its job is writing: its first reader seals it (await_benchmark).
+PENDING = {"pending": "sealed by the first job that reads it"}
 
 
 def seal_path(path):
@@ -44,7 +46,7 @@ def unseal(paths):
     """Remove the seals of paths (a job's outputs, before it writes them anew): no earlier run's seal stands
     beside what a job killed before sealing its work wrote (Snakemake runs such a job again)."""
     for path in paths:
-        sealed = seal_path(path) if path else None
+        sealed = seal_path(path)
         if sealed:
             sealed.unlink(missing_ok=True)
 
@@ -98,11 +100,27 @@ def fault(path, unsealed=False):
     return DamagedRecord(path, "other bytes than its job wrote, as many: changed since, by hand?")
 
 
+def await_benchmark(path):
+    """Leave a pending seal for the benchmark file path (None: the job has none), which Snakemake writes anew as
+    the job ends: its first reader seals it."""
+    if path:
+        write_json(PENDING, seal_path(path))
+
+
+def _pending(path):
+    if not (Path(path).parent.is_relative_to(BENCHMARKS) and seal_path(path).is_file()):
+        return False
+    try:
+        return read_json(seal_path(path)) == PENDING
+    except DamagedRecord:
+        return False
+
+
 def check(paths, unsealed=False):
     """Refuse the files among paths that are not what their jobs wrote, each named with the fix (all at once, so
-    that one run names them all); unsealed: take one without a seal as it is. A benchmark file without a seal
-    is sealed as it is: its first reader's, Snakemake wrote it as its job ended."""
-    seal(path for path in paths if Path(path).parent.is_relative_to(BENCHMARKS) and not seal_path(path).is_file())
+    that one run names them all); unsealed: take one without a seal as it is. A benchmark file whose seal is
+    pending is sealed as it is: its first reader's, Snakemake wrote it as its job ended."""
+    seal(path for path in paths if os.path.isfile(path) and _pending(path))
     faults = [found for found in (fault(path, unsealed) for path in paths) if found]
     if len(faults) == 1:
         raise faults[0]
