@@ -169,7 +169,8 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     metadata = tmp_path / ".snakemake/metadata"
     changed = {**experiment, "comparison": {"seed": 7}, "corpus": {"source": "moved", "commit": None}}
     said = unseen_changes(provenance, changed, metadata)
-    assert "does not see that comparison.seed changed since the results were made" in said and "--forceall" in said
+    assert "so it sees no change of settings since the results were made (comparison.seed differ from" in said
+    assert said.endswith("If this run does nothing, or says so as it ends, run with --forceall")
     # The settings the results were made with (the corpus moved aside), or Snakemake's records there: nothing.
     assert unseen_changes(provenance, {**experiment, "corpus": {"source": "moved", "commit": None}}, metadata) is None
     metadata.mkdir(parents=True)
@@ -188,8 +189,10 @@ def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_
     stats = "Job stats:\njob    count\n-----  -----\n"
     whole.write_text(stats + "all    1\ninstall_x    1\ntotal    2\n")
     targeted.write_text(stats + "install_x    1\ntotal    1\n")
-    # A run limited to targets leaves the rest as it was, rightly: nothing said, nothing marked.
-    assert behind_settings(provenance, changed, marker, str(targeted)) is None and not marker.exists()
+    # A run limited to targets leaves the rest as it was, rightly: said, and nothing marked.
+    said = behind_settings(provenance, changed, marker, str(targeted))
+    assert "this run, limited to its targets, left the results that depend on them as they were" in said
+    assert not marker.exists()
     said = behind_settings(provenance, changed, marker, str(whole))
     assert "other settings than this config's (comparison.seed, orders)" in said and "--forceall" in said
     # Every parse says it again (a next run has nothing to do, and runs no hook) ...

@@ -238,43 +238,48 @@ def changed_settings(provenance_path, experiment):
 def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
     Snakemake's records of the runs are gone: it compares a job's params with those records, and without
-    them reruns nothing for a changed setting."""
+    them reruns nothing for a changed setting (only for files added or changed)."""
     if Path(metadata).is_dir() and any(Path(metadata).iterdir()):
         return None
     changed = changed_settings(provenance_path, experiment)
     if not changed:
         return None
     return (
-        f"Snakemake's records of the runs (.snakemake/metadata/) are gone, so it does not see that "
-        f"{', '.join(changed)} changed since the results were made ({provenance_path} holds their settings): they "
-        "are the earlier settings'. Run with --forceall to make them this config's, or --forcerun the rules the "
-        "change concerns"
+        f"Snakemake's records of the runs (.snakemake/metadata/) are gone, so it sees no change of settings since "
+        f"the results were made ({', '.join(changed)} differ from {provenance_path}'s): a result none of whose "
+        "files changed stays the earlier settings'. If this run does nothing, or says so as it ends, run with "
+        "--forceall"
     )
 
 
 def behind_settings(provenance_path, experiment, marker, logs=None):
-    """Results of other settings than experiment, where provenance_path's record says so, after a run of the
-    whole pipeline (its logs plan the rule all), or while marker, which such a run leaves, stands: Snakemake's
-    records of some runs are gone (a job run since .snakemake/ was deleted wrote records of its own, so
-    unseen_changes is silent), and it sees no changed setting. The marker goes once the results are this
-    config's; the warning comes at every parse until then."""
+    """Results of other settings than experiment, where provenance_path's record says so: after a run (its logs)
+    of the whole pipeline (it plans a job of all), Snakemake's records of some runs are gone (a job run since
+    .snakemake/ was deleted wrote records of its own, so unseen_changes is silent) and it saw no changed
+    setting: marker is left, and every parse warns until the results are this config's; after a run limited to
+    targets, the rest is as it was."""
     marker = Path(marker)
     changed = changed_settings(provenance_path, experiment)
     if not changed:
         marker.unlink(missing_ok=True)
         return None
+    settings = (
+        f"{provenance_path} says the results were made with other settings than this config's ({', '.join(changed)})"
+    )
+    if logs is not None and "all" not in planned_jobs(logs)[0]:
+        return (
+            f"{settings}: this run, limited to its targets, left the results that depend on them as they were: run "
+            "the pipeline without targets to bring them up to date"
+        )
     if logs is not None:
-        if "all" not in planned_jobs(logs)[0]:
-            return None
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text("".join(f"{key}\n" for key in changed))
     elif not marker.is_file():
         return None
     return (
-        f"{provenance_path} says the results were made with other settings than this config's "
-        f"({', '.join(changed)}), and a run of the whole pipeline did not make them again: Snakemake's records "
-        "of those runs (.snakemake/metadata/) are gone, and without them it sees no changed setting. Run with "
-        "--forceall to make every result this config's"
+        f"{settings}, and a run of the whole pipeline did not make them again: Snakemake's records of those runs "
+        "(.snakemake/metadata/) are gone, and without them it sees no changed setting. Run with --forceall to "
+        "make every result this config's"
     )
 
 

@@ -163,8 +163,7 @@ config["lmgap_report"] = {
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
 warn([edited_warning(config["lmgap_report"]["edited"])])
-UNSEEN = unseen_changes(PROVENANCE, experiment_settings())
-warn([UNSEEN, behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
+warn([unseen_changes(PROVENANCE, experiment_settings()), behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
 warn([seals.gone_warning(FETCH_RECORD)])
 
 
@@ -237,9 +236,7 @@ def behind_targets(log):
 onsuccess:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
-    # (Said once, where the parse found Snakemake's records gone; marked for the next parses in any case.)
-    behind = behind_settings(PROVENANCE, experiment_settings(), BEHIND, log)
-    warn([None if UNSEEN else behind])
+    warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, log)])
     warn(tables_of_other_models())
     warn([behind_targets(log)])
     warn([fallback_note(fallback_discounts(trained_counts()))])
