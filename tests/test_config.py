@@ -42,6 +42,8 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'; give what orders takes"),
         # A list in quotes: text, and no fix that nests it in another list.
         ({"orders": "[2, 3]"}, "orders", "is not of type 'array' (a list in quotes is text: remove the quotes)"),
+        # From --config, a list left open is text too: closing it is the fix, not nesting it.
+        ({"orders": "[2,3"}, "orders", "is not of type 'array' (a `[` left open: close it with `]`)"),
         # One form of the setting takes a list: what it refuses in this one, not that no form takes it.
         ({"build_binary": {"format": ["probing", "probing"]}}, "build_binary.format", "has non-unique elements"),
         ({"orders": None}, "orders", "it has no value (nothing after its colon); give what orders takes: n-gram"),

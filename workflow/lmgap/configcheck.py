@@ -179,6 +179,9 @@ def refusal(error, schema, line=""):
         if isinstance(error.instance, str) and isinstance(_yaml_or_none(error.instance), list):
             # `orders: "[2, 3]"`: a list in quotes is text.
             message += " (a list in quotes is text: remove the quotes)"
+        elif isinstance(error.instance, str) and error.instance.count("[") > error.instance.count("]"):
+            # `--config 'orders=[2,3'`: Snakemake passes what YAML cannot read on as text.
+            message += " (a `[` left open: close it with `]`)"
         else:
             message += f" (write a list: [{error.instance}])"
     elif error.validator == "anyOf" and len(fitting := _fitting_forms(error)) == 1:
