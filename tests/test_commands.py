@@ -80,12 +80,12 @@ def sent(folder):
 
 
 def given_with_config(folder, value, means):
-    """A setting given as a target: the command gives it with --config, which Snakemake reads as KEY=YAML (a
-    stand-in snakemake, first on the PATH, keeps the arguments it was given)."""
+    """A setting given as a target: the option that gives it, --config, at the end of the user's command, which
+    Snakemake reads as KEY=YAML (a stand-in snakemake, first on the PATH, keeps the arguments it was given)."""
     fake = folder / "snakemake"
     fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/given"\n')
     fake.chmod(0o755)
-    yield f"PATH={commands.quoted(folder)}:$PATH; {commands.config_option('lmplz.prune', value)}"
+    yield f"PATH={commands.quoted(folder)}:$PATH; snakemake --cores 8 {commands.config_option('lmplz.prune', value)}"
     cores, eight, option, given = (folder / "given").read_text().splitlines()
     key, text = given.split("=", 1)
     assert [cores, eight, option, key] == ["--cores", "8", "--config", "lmplz"] and means(text)

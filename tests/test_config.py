@@ -175,16 +175,16 @@ def test_thresholds_that_are_all_zero_are_the_unpruned_model():
 @pytest.mark.parametrize(
     "setting, value, command",
     [
-        ("orders", "[4]", "snakemake --cores 8 --config 'orders=[4]'"),
+        ("orders", "[4]", "--config 'orders=[4]'"),
         # Snakemake's --config takes no dot in a key: the setting nested.
-        ("lmplz.prune", "[0,1]", """snakemake --cores 8 --config 'lmplz={"prune": [0,1]}'"""),
+        ("lmplz.prune", "[0,1]", """--config 'lmplz={"prune": [0,1]}'"""),
     ],
 )
 def test_a_setting_given_as_a_target_is_refused_with_the_command_that_gives_it(setting, value, command):
     with pytest.raises(LmgapError) as err:
         refuse_setting_as_target(setting, value)
     assert str(err.value).startswith(f"{setting}={value} is a setting, given where Snakemake takes a file to make")
-    assert str(err.value).endswith(f"as in {command}")
+    assert str(err.value).endswith(f"on the same command, put {command} at its end in its stead")
 
 
 def test_a_refusal_the_schema_cannot_make_is_named_at_its_line_as_the_schema_s_are(tmp_path):

@@ -73,7 +73,7 @@ def test_a_setting_given_as_a_target_is_refused_before_any_job_with_the_option_t
     done = run_pipeline(work, config, "orders=[4]", "lmplz.prune=[0,1]", check=False)
     assert done.returncode and not done.jobs and not (work / "results").exists()
     said = done.stdout + done.stderr
-    assert "is a setting, given where Snakemake takes a file to make: give it with --config, as in snakemake" in said
+    assert "is a setting, given where Snakemake takes a file to make: on the same command, put --config" in said
     assert "--config 'orders=[4]'" in said or """--config 'lmplz={"prune": [0,1]}'""" in said
 
 

@@ -42,13 +42,13 @@ def latin1_to_utf8(path):
 
 
 def config_option(setting, value):
-    """The run of the pipeline that gives a setting (a dotted key: KEY.SUB) the value text with --config, which
-    takes no dot in a key: nested as a mapping."""
+    """The option that gives a setting (a dotted key: KEY.SUB) the value text, --config, which takes no dot in a
+    key: nested as a mapping. Put last on a command line (--config takes every word after it)."""
     *sections, key = setting.split(".")
     given = value
     for name in reversed([*sections[1:], key] if sections else []):
         given = f'{{"{name}": {given}}}'
-    return f"snakemake --cores 8 --config {quoted(f'{sections[0] if sections else key}={given}')}"
+    return f"--config {quoted(f'{sections[0] if sections else key}={given}')}"
 
 
 def send_submission(clone, files):

@@ -265,6 +265,6 @@ def refuse_setting_as_target(setting, value):
     """Refuse `snakemake orders=[4]` (a setting where a target goes, as make takes it), naming the command
     that gives it."""
     raise LmgapError(
-        f"{setting}={value} is a setting, given where Snakemake takes a file to make: give it with --config, "
-        f"as in {config_option(setting, value)}"
+        f"{setting}={value} is a setting, given where Snakemake takes a file to make: on the same command, put "
+        f"{config_option(setting, value)} at its end in its stead"
     )
