@@ -209,6 +209,17 @@ def test_tables_whose_new_copy_a_run_staged_and_never_put_in_place_are_put_in_pl
     assert table.read_bytes() == staged != before and not (work / KEPT).exists()
     said = done.stdout + done.stderr
     assert "results/tables/comparison.md, results/tables/comparison.tsv: put in place from the copies" in said, said
+    # The copy Snakemake puts back when an install job is stopped (the job removed its seal as it began), where
+    # its record calls the job done and no hook ran: every parse names it, with the option that puts it in place.
+    seed = ["--config", 'comparison={"seed": 7}']
+    run_pipeline(work, None, *seed)
+    table.write_bytes(before)
+    (work / "results/.seals/tables/comparison.tsv.seal").unlink()
+    done = run_pipeline(work, None, *seed)
+    assert not done.jobs and "results/tables/comparison.tsv: a newer copy their job made is staged" in done.stderr
+    assert "given --forcerun install_comparison_table" in done.stderr and table.read_bytes() == before
+    run_pipeline(work, None, "--forcerun", "install_comparison_table", *seed)
+    assert table.read_bytes() == staged
 
 
 def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(neural_run_copy):

@@ -163,6 +163,21 @@ config["lmgap_report"] = {
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
 warn([edited_warning(config["lmgap_report"]["edited"])])
+# A newer copy a stopped run staged and never put in place: a run with work puts it in place as it starts
+# (put_in_place); one with nothing to do runs no hook, and Snakemake's record may call its install job done.
+if config["lmgap_report"]["uninstalled"]:
+    installs = [
+        f"install_{job}"
+        for job, files in RESULTS.items()
+        if any(path in config["lmgap_report"]["uninstalled"] for path, _, _ in files.values())
+    ]
+    warn(
+        [
+            f"{', '.join(config['lmgap_report']['uninstalled'])}: a newer copy their job made is staged and not in "
+            "place (a run stopped as it was put in place); a run with jobs to do puts it in place as it starts, "
+            f"and one with nothing to do does so given --forcerun {' '.join(installs)}"
+        ]
+    )
 warn([unseen_changes(PROVENANCE, experiment_settings()), behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
 warn([seals.gone_warning(FETCH_RECORD)])
 
