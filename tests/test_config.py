@@ -195,6 +195,8 @@ def test_a_refusal_the_schema_cannot_make_is_named_at_its_line_as_the_schema_s_a
     assert said == f"config: gap.format ({path} line 3): `trie` is not among the formats built (...); add it there"
     said = located("neural.small: kind: masked needs path: (...)", given, lines, str(path))
     assert said == f"config: neural.small ({path} line 5): kind: masked needs path: (...)"
+    said = located("corpus.commit: abc names a commit, but ...", {**given, "corpus": {"commit": "abc"}}, lines)
+    assert said == "config: corpus.commit: abc names a commit, but ..."
     # A value --config gave instead of the file's: no line; a message of no setting: as it was.
     assert (
         located("gap.format `x` is not", {**given, "gap": {"format": "x"}}, lines) == "config: gap.format: `x` is not"

@@ -136,7 +136,8 @@ onstart:
         # its job before it is installed.)
         seals.check(staged_copies().values(), unsealed=not seals.SEALS.is_dir())
     except LmgapError as err:
-        raise WorkflowError(str(err)) from None
+        # (A setting's refusal, corpus.commit's, at its line in config.yaml.)
+        raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
     put_in_place()
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     # The tables folder shows what the current config makes: the gap task's tables of an earlier

@@ -26,7 +26,7 @@ def check_commit_source(source, commit):
     done = subprocess.run(["git", "-C", str(source), "rev-parse", "--git-dir"], capture_output=True, text=True)
     if done.returncode:
         raise LmgapError(
-            f"corpus.commit is {commit}, but corpus.source {source} is a folder without git history, so "
+            f"corpus.commit: {commit} names a commit, but corpus.source {source} is a folder without git history, so "
             "there is no commit to check out: remove corpus.commit to use the folder "
             "as it is, or point corpus.source at a git repository of the corpus"
         )
@@ -37,7 +37,8 @@ def check_commit_source(source, commit):
     if Path(top).resolve() != Path(source).resolve():
         # A folder within a repository (a corpus copied into this checkout, say): its history is the repository's.
         raise LmgapError(
-            f"corpus.commit is {commit}, but corpus.source {source} is a folder inside the git repository {top}, "
+            f"corpus.commit: {commit} names a commit, but corpus.source {source} is a folder inside the git "
+            f"repository {top}, "
             "not a repository of its own, so there is no commit of the corpus to check out: remove corpus.commit "
             "to use the folder as it is, or point corpus.source at a git repository of the corpus"
         )
