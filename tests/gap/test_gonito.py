@@ -13,7 +13,7 @@ from lmgap.errors import LmgapError
 from lmgap.files import sha256
 from lmgap.gap.gonito import copy_into, describe, write_submission
 
-EXPERIMENT = {"eval_splits": ["dev-0"], "neural": {}}
+EXPERIMENT = {"eval_splits": ["dev-0"], "gap": {"enabled": True}, "neural": {}}
 # The blend's record, as lmgap.gap.blend writes it.
 WEIGHTS = {
     "members": ["both/o3", "unigram"],
@@ -226,8 +226,14 @@ def test_a_submit_after_a_setting_changed_is_refused_unless_asked_and_a_comment_
     (run / "config.yaml").write_text("eval_splits: [dev-1]\nneural: {}\n")
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2
     said = capsys.readouterr().err
-    assert f"{run / 'config.yaml'} sets eval_splits: ['dev-1'], which the submission in {submission} was not" in said
+    assert f'{run / "config.yaml"} sets eval_splits: ["dev-1"], which the submission in {submission} was not' in said
     assert "run the pipeline first" in said and "nothing was copied" in said and files_of(clone) == before
+    # With the gap task off, no run makes one: running the pipeline is no fix.
+    (run / "config.yaml").write_text("gap:\n  enabled: false\n")
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2
+    said = capsys.readouterr().err
+    assert "sets gap.enabled: false, so no run makes a submission" in said and "--despite-config" in said
+    (run / "config.yaml").write_text("eval_splits: [dev-1]\nneural: {}\n")
     # The submission of a run given --config: copied where asked.
     assert cli.main(["submit", str(clone), "--submission", str(submission), "--despite-config"]) == 0
     assert files_of(clone) != before

@@ -1,6 +1,7 @@
 """The `lmgap` command: `lmgap score OUT_TSV EXPECTED_TSV [--bits N]` and `lmgap submit CLONE`."""
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -26,7 +27,14 @@ def submit(args):
     changed = changed_settings(config, args.submission)
     if changed and not args.despite_config:
         # A run given --config makes a submission its config.yaml does not describe: so said, it is copied.
-        settings = ", ".join(f"{key}: {value!r}" for key, value in changed)
+        settings = ", ".join(f"{key}: {json.dumps(value)}" for key, value in changed)
+        if ("gap.enabled", False) in changed:
+            # No run makes a submission with the gap task off: running the pipeline would not help.
+            raise LmgapError(
+                f"{config} sets gap.enabled: false, so no run makes a submission, and the one in "
+                f"{args.submission} is an earlier run's: set gap.enabled: true and run the pipeline, or copy that "
+                "earlier one with --despite-config; nothing was copied"
+            )
         raise LmgapError(
             f"{config} sets {settings}, which the submission in {args.submission} was not made with: run the "
             "pipeline first (its submission follows the config), then submit what it makes; for the submission "
