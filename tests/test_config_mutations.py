@@ -12,7 +12,7 @@ import yaml
 
 from conftest import REPO, run_pipeline
 from lmgap.configcheck import validate_config
-from lmgap.configfile import check_config_file
+from lmgap.configfile import check_config_file, keep_copy
 from lmgap.errors import LmgapError
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -210,13 +210,16 @@ def test_a_run_folder_holding_nothing_but_what_snakemake_made_is_named_as_no_run
         check_config_file(made / "config.yaml")
 
 
-def test_a_deleted_config_git_does_not_track_points_at_the_settings_of_the_folder_s_last_run(tmp_path):
-    # The repository's config, which its fix copies, is another experiment than the folder's.
-    (tmp_path / "results").mkdir()
-    (tmp_path / "results/provenance.json").write_text("{}")
+def test_a_deleted_config_is_restored_from_the_copy_its_last_run_kept(tmp_path, monkeypatch):
+    # The repository's config, which the fix would copy otherwise, is another experiment than the folder's.
+    folder = tmp_path / "run $(touch X)"
+    (folder / "results").mkdir(parents=True)
+    (folder / "config.yaml").write_text("# my sweep\norders: [2, 3]\n")
+    monkeypatch.chdir(folder)
+    keep_copy("config.yaml")
+    (folder / "config.yaml").unlink()
     with pytest.raises(LmgapError) as err:
-        check_config_file(tmp_path / "config.yaml")
-    assert (
-        f"the settings of this folder's last run are under `experiment` in {tmp_path}/results/provenance.json"
-        in str(err.value)
-    )
+        check_config_file(folder / "config.yaml")
+    command = re.search(r"restore the one its last run read: (cp .*), or run", str(err.value)).group(1)
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (folder / "config.yaml").read_text() == "# my sweep\norders: [2, 3]\n" and not (tmp_path / "X").exists()

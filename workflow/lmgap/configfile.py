@@ -4,17 +4,21 @@ too far at the next line's), and the line of every setting, for the schema's ref
 
 import re
 import shlex
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
 
 import yaml
 
+from .atomic import atomic_path
 from .errors import LmgapError
 
 
 # The repository's own config.yaml, whose comments describe each setting.
 SHIPPED = Path(__file__).resolve().parents[2] / "config.yaml"
+# The copy of the config file each run keeps (keep_copy), relative to the run's folder.
+LAST_READ = Path("results/.config.yaml")
 
 
 def tracked(path):
@@ -48,12 +52,20 @@ def missing(path):
             "--directory (or the folder the run started in) that names no run folder? Run it in the folder "
             "that holds your config"
         )
-    # The repository's config is another experiment: the settings of the folder's last run are in its record.
-    record = folder / "results/provenance.json"
-    last = f" (the settings of this folder's last run are under `experiment` in {record})" if record.is_file() else ""
-    return (
-        f"{folder} holds no {Path(path).name} (deleted?): {restore(path)}{last}, or run in the folder that holds yours"
-    )
+    # The repository's config is another experiment: the copy the folder's last run kept is the user's own.
+    kept = folder / LAST_READ
+    if kept.is_file():
+        fix = f"restore the one its last run read: cp {shlex.quote(str(kept))} {shlex.quote(str(Path(path).resolve()))}"
+    else:
+        fix = restore(path)
+    return f"{folder} holds no {Path(path).name} (deleted?): {fix}, or run in the folder that holds yours"
+
+
+def keep_copy(path):
+    """Keep a copy of the config file a run reads (path) beside its results, for its fix when it is lost."""
+    if Path(path).is_file():
+        with atomic_path(LAST_READ) as tmp:
+            shutil.copyfile(path, tmp)
 
 
 def content_lines(text):

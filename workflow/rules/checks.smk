@@ -5,6 +5,7 @@
 from snakemake.logging import logger
 
 from lmgap import seals
+from lmgap.configfile import keep_copy
 from lmgap.gap.gonito import changed_params
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.preflight import (
@@ -139,6 +140,8 @@ onstart:
         # (A setting's refusal, corpus.commit's, at its line in config.yaml.)
         raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
     put_in_place()
+    # The config file as this run read it: a lost one is restored from it (the repository's is another experiment).
+    keep_copy("config.yaml")
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     # The tables folder shows what the current config makes: the gap task's tables of an earlier
     # run go aside, kept.
