@@ -231,7 +231,7 @@ def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(n
     done = run_pipeline(work, None, "results/submission/dev-0/out.tsv", *top_k)
     assert done.jobs.get("install_gap_submission") == 1 and "gap_table" not in done.jobs
     assert (work / "results/tables/gap.tsv").read_bytes() == before
-    said = next(line for line in done.stderr.splitlines() if "limited to its targets" in line)
+    said = next(line for line in done.stderr.splitlines() if "an earlier run's, behind" in line)
     assert "results/tables/gap.md, results/tables/gap.tsv: an earlier run's, behind the files" in said
     # (Not the submission, the target, made with the config's settings.)
     assert "results/submission" not in said
@@ -240,8 +240,14 @@ def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(n
     # are made with: the submission is of other settings.
     top_k = ["--config", 'gap={"top_k": 40}']
     done = run_pipeline(work, None, "results/gap/both/o3/dev-0/out.tsv", *top_k)
-    said = next(line for line in done.stderr.splitlines() if "limited to its targets" in line)
+    said = next(line for line in done.stderr.splitlines() if "an earlier run's, behind" in line)
     assert "results/submission/dev-0/out.tsv, results/submission/gonito.yaml" in said
+    # A setting only a table's job reads (the comparison's seed), the submission made: that table is behind its
+    # settings, though none of its files changed (the seals of its staged copies keep its params' digest).
+    both = [*top_k, 'comparison={"seed": 7}']
+    done = run_pipeline(work, None, "results/submission/dev-0/out.tsv", *both)
+    said = next(line for line in done.stderr.splitlines() if "an earlier run's, behind" in line)
+    assert "results/tables/comparison.md, results/tables/comparison.tsv" in said
     # The whole pipeline brings them up to date, and says nothing of the kind.
-    again = run_pipeline(work, None, *top_k)
+    again = run_pipeline(work, None, *both)
     assert again.jobs.get("gap_table") == 1 and "limited to its targets" not in again.stderr

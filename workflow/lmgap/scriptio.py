@@ -31,7 +31,8 @@ def run(snakemake, main):
                 if getattr(snakemake, "bench_iteration", None) is not None:
                     seals.await_benchmark(seals.benchmark_of(snakemake.log[0]))
                 main(log)
-                seals.seal(snakemake.output)
+                # (With the digest of its params: what a run limited to targets left behind is told by them.)
+                seals.seal(snakemake.output, dict(getattr(snakemake, "params", {}).items()))
             except OSError as err:
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):
                     raise

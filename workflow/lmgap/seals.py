@@ -12,6 +12,8 @@ so that one whose seal was removed by hand is refused as any record is.
 Seals lie in one hidden tree, results/.seals/, mirroring results/: a folder the user copies (a gap system's
 predictions, a model) holds its own files alone."""
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -51,21 +53,37 @@ def unseal(paths):
             sealed.unlink(missing_ok=True)
 
 
-def seal(paths):
-    """Seal each regular file among paths (folders are left to their own checks)."""
+def settings_digest(params):
+    """A digest of a job's params ((name, value) pairs): what it was made with, compared as JSON writes it."""
+    text = json.dumps(dict(params), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seal(paths, params=None):
+    """Seal each regular file among paths (folders are left to their own checks); params: the job's, whose
+    digest the seal keeps (made_with)."""
     for path in paths:
         sealed = seal_path(path)
         if sealed and os.path.isfile(path):
             info = os.stat(path)
-            write_json(
-                {
-                    "bytes": info.st_size,
-                    "mtime_ns": info.st_mtime_ns,
-                    "ctime_ns": info.st_ctime_ns,
-                    "sha256": sha256(path),
-                },
-                sealed,
-            )
+            record = {
+                "bytes": info.st_size,
+                "mtime_ns": info.st_mtime_ns,
+                "ctime_ns": info.st_ctime_ns,
+                "sha256": sha256(path),
+            }
+            if params is not None:
+                record["params"] = settings_digest(params)
+            write_json(record, sealed)
+
+
+def made_with(path):
+    """The digest of the params of the job that wrote path, as its seal keeps it; None where none is kept."""
+    sealed = seal_path(path)
+    try:
+        return read_json(sealed).get("params") if sealed and sealed.is_file() else None
+    except (DamagedRecord, AttributeError):
+        return None
 
 
 def fault(path, unsealed=False):

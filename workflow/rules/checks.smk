@@ -225,6 +225,16 @@ def tables_kept(log=None):
         )
 
 
+def behind_params(job, paths):
+    """Whether the job's params now differ from those its staged copies were made with (their seals keep a
+    digest of them): a changed setting only the job reads (comparison.seed) changes none of its inputs."""
+    params = dict(getattr(rules, job).params.items())
+    made = seals.made_with(staged(paths[0]))
+    if made is None or any(callable(value) for value in params.values()):
+        return False
+    return made != seals.settings_digest(params)
+
+
 def behind_targets(log):
     """After a run limited to targets (its log plans no job of `all`): the tables, plots and submission
     files the config makes whose job it left due, its inputs newer than what it staged (a changed setting
@@ -239,7 +249,7 @@ def behind_targets(log):
         paths = [path for path, _, _ in files.values() if path in made]
         inputs = [path for path in getattr(rules, job).input if isinstance(path, str)]
         stale = job == "gap_submission" and changed_params(experiment_settings(), submission)
-        if paths and (stale or behind_inputs([staged(path) for path in paths], inputs)):
+        if paths and (stale or behind_params(job, paths) or behind_inputs([staged(path) for path in paths], inputs)):
             behind += paths
     if not behind:
         return None
