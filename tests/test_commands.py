@@ -91,6 +91,18 @@ def given_with_config(folder, value, means):
     assert [cores, eight, option, key] == ["--cores", "8", "--config", "lmplz"] and means(text)
 
 
+def pipeline_run(folder):
+    """The run that writes a run folder's results anew (a stand-in snakemake keeps the arguments it was given)."""
+    fake = folder / "bin/snakemake"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/given"\n')
+    fake.chmod(0o755)
+    yield f"PATH={commands.quoted(fake.parent)}:$PATH; {commands.run_pipeline(folder)}"
+    given = (fake.parent / "given").read_text().splitlines()
+    assert given == ["--cores", "8", "--snakefile", str(REPO / "Snakefile"), "--directory", str(folder)]
+    assert commands.run_pipeline(REPO) == "snakemake --cores 8"
+
+
 # Each command, made and checked: a generator that sets its file up, yields the command, then checks it.
 CASES = {
     "recompress zcat": (commands.recompress, lambda folder: recompressed(folder, "zcat", gzip.compress)),
@@ -99,6 +111,7 @@ CASES = {
     "compress": (commands.compress, compressed),
     "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),
     "send_submission": (commands.send_submission, sent),
+    "run_pipeline": (commands.run_pipeline, pipeline_run),
     "config_option": (
         commands.config_option,
         lambda folder: given_with_config(folder, "[0, 1]", lambda text: yaml.safe_load(text) == {"prune": [0, 1]}),

@@ -5,6 +5,7 @@ build their commands here alone."""
 
 import os
 import shlex
+from pathlib import Path
 
 
 def quoted(path):
@@ -49,6 +50,16 @@ def config_option(setting, value):
     for name in reversed([*sections[1:], key] if sections else []):
         given = f'{{"{name}": {given}}}'
     return f"--config {quoted(f'{sections[0] if sections else key}={given}')}"
+
+
+def run_pipeline(folder):
+    """The run of the pipeline that writes the results of the run folder folder anew: the repository's own
+    folder runs its Snakefile; another, given by --directory, is named (with the repository's Snakefile, so
+    that it works pasted anywhere)."""
+    snakefile = Path(__file__).resolve().parents[2] / "Snakefile"
+    if Path(folder).resolve() == snakefile.parent:
+        return "snakemake --cores 8"
+    return f"snakemake --cores 8 --snakefile {quoted(snakefile)} --directory {quoted_file(folder)}"
 
 
 def send_submission(clone, files):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from ..commands import run_pipeline
 from ..atomic import atomic_open, atomic_path, write_json
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
@@ -127,7 +128,7 @@ def submitted_splits(folder):
     if not (folder / YAML).is_file():
         raise LmgapError(
             f"{folder.resolve()} holds no {YAML}: run lmgap submit in the folder the pipeline ran in, or "
-            "give --submission its results/submission; a run writes it (snakemake --cores 8)"
+            f"give --submission its results/submission; a run writes it ({run_pipeline(run_folder(folder))})"
         )
     with open(folder / YAML) as handle:
         return str(yaml.safe_load(handle)["params"][SPLITS]).split(",")
@@ -180,13 +181,18 @@ def copy_into(folder, clone):
     return files
 
 
+def run_folder(submission):
+    """The run folder of a submission folder (RUN/results/submission)."""
+    return Path(submission).resolve().parent.parent
+
+
 def check_as_written(folder, files):
     """Each file to copy is the one the run wrote, by sha256 (not cut short, edited or damaged since):
     the submission's record, inputs.json."""
     if not (folder / INPUTS).is_file():
         raise LmgapError(
             f"{folder} has no {INPUTS}, the record of the inputs it predicted: run the pipeline again "
-            "(snakemake --cores 8) to write the submission anew"
+            f"({run_pipeline(run_folder(folder))}) to write the submission anew"
         )
     written = read_json(folder / INPUTS)
     for relative in files:
@@ -194,8 +200,8 @@ def check_as_written(folder, files):
         if found != written.get(str(relative)):
             raise LmgapError(
                 f"{folder / relative} is not the file the run wrote (sha256 {found}, the run's record: "
-                f"{written.get(str(relative))}): delete {folder} and run the pipeline again (snakemake --cores 8) "
-                "to write the submission anew; nothing was copied"
+                f"{written.get(str(relative))}): delete {folder} and run the pipeline again "
+                f"({run_pipeline(run_folder(folder))}) to write the submission anew; nothing was copied"
             )
     return written
 
