@@ -228,6 +228,12 @@ def test_a_submit_after_a_setting_changed_is_refused_unless_asked_and_a_comment_
     said = capsys.readouterr().err
     assert f'{run / "config.yaml"} sets eval_splits: ["dev-1"], which the submission in {submission} was not' in said
     assert "run the pipeline first" in said and "nothing was copied" in said and files_of(clone) == before
+    # With the gap task off and no submission ever made: said so, not "a run writes it".
+    empty = run / "results/none"
+    empty.mkdir()
+    (run / "config.yaml").write_text("gap:\n  enabled: false\n")
+    assert cli.main(["submit", str(clone), "--submission", str(empty)]) == 2
+    assert "sets gap.enabled: false, so no run makes a submission: set gap.enabled: true" in capsys.readouterr().err
     # With the gap task off, no run makes one: running the pipeline is no fix.
     (run / "config.yaml").write_text("gap:\n  enabled: false\n")
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2

@@ -5,6 +5,8 @@ import json
 import sys
 from pathlib import Path
 
+import yaml
+
 from .commands import send_submission
 from .errors import LmgapError
 from .files import committed_unchanged, head_commit
@@ -21,10 +23,24 @@ def score(args):
         print(f"{name}\t{value!r}")
 
 
+def gap_off(config):
+    """Whether the config file config turns the gap task off (no run then makes a submission)."""
+    try:
+        given = yaml.safe_load(Path(config).read_text())
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(given, dict) and isinstance(given.get("gap"), dict) and given["gap"].get("enabled") is False
+
+
 def submit(args):
     # The run's config.yaml, beside results/: one changed since the run made the submission, which is stale.
     config = Path(args.submission).resolve().parent.parent / "config.yaml"
     changed = changed_settings(config, args.submission)
+    if gap_off(config) and not (Path(args.submission) / "gonito.yaml").is_file():
+        raise LmgapError(
+            f"{config} sets gap.enabled: false, so no run makes a submission: set gap.enabled: true and run the "
+            "pipeline, then submit what it makes"
+        )
     if changed and not args.despite_config:
         # A run given --config makes a submission its config.yaml does not describe: so said, it is copied.
         settings = ", ".join(f"{key}: {json.dumps(value)}" for key, value in changed)
