@@ -45,6 +45,9 @@ def test_a_failed_table_job_keeps_its_tables_names_them_and_the_next_run_writes_
     warning = next(line for line in said.splitlines() if "kept from an earlier run" in line)
     for name in ("perplexity.tsv", "perplexity.md", "cost.tsv", "cost.md"):
         assert f"- results/tables/{name}\n" in after[KEPT].decode() and f"results/tables/{name}" in warning, name
+    # A run given one of them as its target has nothing to do and runs no hook: its parse names them.
+    target = run_pipeline(work, None, "results/tables/perplexity.tsv")
+    assert "an earlier run's, kept (listed in results/tables/KEPT.md)" in target.stderr and not target.jobs
     # The report names them too, and shows them.
     report = run_pipeline(work, None, "--report", "report.html")
     html = (work / "report.html").read_text()

@@ -167,6 +167,14 @@ config["lmgap_report"] = {
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
 warn([edited_warning(config["lmgap_report"]["edited"])])
+# Kept from an earlier run: a run given one of them as its target has nothing to do and runs no hook.
+if config["lmgap_report"]["kept"]:
+    warn(
+        [
+            f"{', '.join(config['lmgap_report']['kept'])}: an earlier run's, kept (listed in {KEPT}) since the job "
+            "that was to write them again failed or was stopped: a run without targets writes them"
+        ]
+    )
 # A newer copy a stopped run staged and never put in place: a run with work puts it in place as it starts
 # (put_in_place); one with nothing to do runs no hook, and Snakemake's record may call its install job done.
 if config["lmgap_report"]["uninstalled"]:
