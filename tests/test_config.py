@@ -77,7 +77,12 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"build_binary": {"format": ["probing", "trie-q99"]}}, "build_binary.format", "quantisation takes 1 to"),
         ({"neural": {"O5": {"train": {}}}}, "neural", "give what a name under neural takes: lower-case letters"),
         # A section's own description, and a setting's own, never the section's above it.
-        ({"corpus": "x"}, "corpus", "is not of type 'object'; give what corpus takes: where the challenge's corpus"),
+        (
+            {"corpus": "x"},
+            "corpus",
+            "is not of type 'object' (corpus is a section: give its settings on lines under `corpus:`, as "
+            "`  source: ...`, or --config 'corpus={\"source\": ...}'); give what corpus takes: where the challenge's",
+        ),
         (
             {"neural": {"small": {"train": {"layers": 0}}}},
             "neural.small.train.layers",

@@ -184,6 +184,13 @@ def refusal(error, schema, line=""):
             message += " (a `[` left open: close it with `]`)"
         else:
             message += f" (write a list: [{error.instance}])"
+    elif error.validator == "type" and error.validator_value == "object" and error.schema.get("properties"):
+        # `gap: 50`, `--config gap=50`: a section given a value, not settings.
+        name, first = refused_path(error)[-1] if refused_path(error) else "", next(iter(error.schema["properties"]))
+        message += (
+            f" ({name} is a section: give its settings on lines under `{name}:`, as `  {first}: ...`, or "
+            f"--config '{name}={{\"{first}\": ...}}')"
+        )
     elif error.validator == "anyOf" and len(fitting := _fitting_forms(error)) == 1:
         # One form of the setting fits the value's type (a list of formats, one listed twice): what that
         # form refuses, rather than that no form takes it.
