@@ -2,16 +2,11 @@
 stay in place, byte for byte, are named as an earlier run's (KEPT.md beside them, the run's closing
 warning, the report), and once the cause is gone the next run writes them fresh."""
 
-import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import REPO, SNAKEMAKE, run_pipeline
+from conftest import run_pipeline
 
 pytestmark = pytest.mark.pipeline
 
@@ -167,90 +162,3 @@ def test_a_staged_copy_changed_by_hand_is_refused_before_any_job_and_the_tables_
     said = failed.stdout + failed.stderr
     assert failed.returncode and not failed.jobs and "perplexity.tsv is damaged (it has no seal at" in said
     assert written(work)[Path("results/tables/perplexity.tsv")] == before[Path("results/tables/perplexity.tsv")]
-
-
-def test_a_run_killed_as_a_job_puts_a_table_in_place_leaves_a_whole_table_there(neural_run_copy, tmp_path):
-    # Snakemake removes a job's outputs as it starts it, but not the tables' (flagged update): no stop of the
-    # run, SIGKILL included, which no hook survives, leaves a table missing.
-    work = neural_run_copy()
-    table = work / "results/tables/comparison.tsv"
-    before = table.read_bytes()
-    config = yaml.safe_load((work / "config.yaml").read_text())
-    (work / "config.yaml").write_text(yaml.safe_dump({**config, "comparison": {"seed": 7}}))
-    output = tmp_path / "killed.log"
-    with open(output, "w") as log:
-        run = subprocess.Popen(
-            [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2"],
-            cwd=work,
-            start_new_session=True,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    deadline = time.monotonic() + 120
-    while "localrule install_comparison_table:" not in output.read_text():
-        assert run.poll() is None and time.monotonic() < deadline, output.read_text()[-3000:]
-        time.sleep(0.002)
-    os.killpg(run.pid, signal.SIGKILL)
-    run.wait()
-    staged = (work / "results/.staged/tables/comparison.tsv").read_bytes()
-    assert staged != before and table.read_bytes() in (before, staged)
-    # The lock the kill left removed (Snakemake's message names the fix), the next run puts the new one in place.
-    run_pipeline(work, None, "--unlock")
-    run_pipeline(work, None)
-    assert table.read_bytes() == staged and not (work / KEPT).exists()
-
-
-def test_tables_whose_new_copy_a_run_staged_and_never_put_in_place_are_put_in_place(neural_run_copy):
-    # The run ends (here at --until, as a stopped run does) after the table job, before its install job: the
-    # new copy, whole and sealed, is put in place by the run's end, and the run says so.
-    work = neural_run_copy()
-    table = work / "results/tables/comparison.tsv"
-    before = table.read_bytes()
-    done = run_pipeline(work, None, "--until", "comparison_table", "--config", 'comparison={"seed": 7}')
-    assert done.jobs.get("comparison_table") == 1 and "install_comparison_table" not in done.jobs
-    staged = (work / "results/.staged/tables/comparison.tsv").read_bytes()
-    assert table.read_bytes() == staged != before and not (work / KEPT).exists()
-    said = done.stdout + done.stderr
-    assert "results/tables/comparison.md, results/tables/comparison.tsv: put in place from the copies" in said, said
-    # The copy Snakemake puts back when an install job is stopped (the job removed its seal as it began), where
-    # its record calls the job done and no hook ran: every parse names it, with the option that puts it in place.
-    seed = ["--config", 'comparison={"seed": 7}']
-    run_pipeline(work, None, *seed)
-    table.write_bytes(before)
-    (work / "results/.seals/tables/comparison.tsv.seal").unlink()
-    done = run_pipeline(work, None, *seed)
-    assert not done.jobs and "results/tables/comparison.tsv: a newer copy their job made is staged" in done.stderr
-    assert "given --forcerun install_comparison_table" in done.stderr and table.read_bytes() == before
-    run_pipeline(work, None, "--forcerun", "install_comparison_table", *seed)
-    assert table.read_bytes() == staged
-
-
-def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(neural_run_copy):
-    # A setting changed, then one target made: the jobs it needs run again, and the gap table, which reads
-    # what they wrote, stays the earlier setting's, its rows the same.
-    work = neural_run_copy()
-    before = (work / "results/tables/gap.tsv").read_bytes()
-    top_k = ["--config", 'gap={"top_k": 50}']
-    done = run_pipeline(work, None, "results/submission/dev-0/out.tsv", *top_k)
-    assert done.jobs.get("install_gap_submission") == 1 and "gap_table" not in done.jobs
-    assert (work / "results/tables/gap.tsv").read_bytes() == before
-    said = next(line for line in done.stderr.splitlines() if "an earlier run's, behind" in line)
-    assert "results/tables/gap.md, results/tables/gap.tsv: an earlier run's, behind the files" in said
-    # (Not the submission, the target, made with the config's settings.)
-    assert "results/submission" not in said
-    assert "run the pipeline without targets to bring them up to date" in said
-    # A target short of the submission (a member's predictions), after a change of settings the blend's members
-    # are made with: the submission is of other settings.
-    top_k = ["--config", 'gap={"top_k": 40}']
-    done = run_pipeline(work, None, "results/gap/both/o3/dev-0/out.tsv", *top_k)
-    said = next(line for line in done.stderr.splitlines() if "an earlier run's, behind" in line)
-    assert "results/submission/dev-0/out.tsv, results/submission/gonito.yaml" in said
-    # A setting only a table's job reads (the comparison's seed), the submission made: that table is behind its
-    # settings, though none of its files changed (the seals of its staged copies keep its params' digest).
-    both = [*top_k, 'comparison={"seed": 7}']
-    done = run_pipeline(work, None, "results/submission/dev-0/out.tsv", *both)
-    said = next(line for line in done.stderr.splitlines() if "an earlier run's, behind" in line)
-    assert "results/tables/comparison.md, results/tables/comparison.tsv" in said
-    # The whole pipeline brings them up to date, and says nothing of the kind.
-    again = run_pipeline(work, None, *both)
-    assert again.jobs.get("gap_table") == 1 and "limited to its targets" not in again.stderr
