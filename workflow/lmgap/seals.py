@@ -62,6 +62,7 @@ def settings_digest(params):
 def seal(paths, params=None):
     """Seal each regular file among paths (folders are left to their own checks); params: the job's, whose
     digest the seal keeps (made_with)."""
+    made = {} if params is None else {"params": settings_digest(params)}
     for path in paths:
         sealed = seal_path(path)
         if sealed and os.path.isfile(path):
@@ -72,9 +73,7 @@ def seal(paths, params=None):
                 "ctime_ns": info.st_ctime_ns,
                 "sha256": sha256(path),
             }
-            if params is not None:
-                record["params"] = settings_digest(params)
-            write_json(record, sealed)
+            write_json({**record, **made}, sealed)
 
 
 def made_with(path):
