@@ -11,7 +11,7 @@ from .commands import send_submission
 from .errors import LmgapError
 from .files import committed_unchanged, head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
-from .gap.gonito import changed_settings, copy_into
+from .gap.gonito import changed_params, copy_into, flat
 
 
 def score(args):
@@ -23,34 +23,36 @@ def score(args):
         print(f"{name}\t{value!r}")
 
 
-def gap_off(config):
-    """Whether the config file config turns the gap task off (no run then makes a submission)."""
+def read_config(path):
+    """The settings of the config file path, or {} where it does not read as a mapping."""
     try:
-        given = yaml.safe_load(Path(config).read_text())
+        given = yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError):
-        return False
-    return isinstance(given, dict) and isinstance(given.get("gap"), dict) and given["gap"].get("enabled") is False
+        return {}
+    return given if isinstance(given, dict) else {}
 
 
 def submit(args):
     # The run's config.yaml, beside results/: one changed since the run made the submission, which is stale.
     config = Path(args.submission).resolve().parent.parent / "config.yaml"
-    changed = changed_settings(config, args.submission)
-    if gap_off(config) and not (Path(args.submission) / "gonito.yaml").is_file():
+    given = read_config(config)
+    # With the gap task off no run makes a submission: running the pipeline would not help.
+    gap_off = flat(given).get("gap.enabled") is False
+    if gap_off and not (Path(args.submission) / "gonito.yaml").is_file():
         raise LmgapError(
             f"{config} sets gap.enabled: false, so no run makes a submission: set gap.enabled: true and run the "
             "pipeline, then submit what it makes"
         )
+    changed = changed_params(given, args.submission)
     if changed and not args.despite_config:
         # A run given --config makes a submission its config.yaml does not describe: so said, it is copied.
-        settings = ", ".join(f"{key}: {json.dumps(value)}" for key, value in changed)
         if ("gap.enabled", False) in changed:
-            # No run makes a submission with the gap task off: running the pipeline would not help.
             raise LmgapError(
                 f"{config} sets gap.enabled: false, so no run makes a submission, and the one in "
                 f"{args.submission} is an earlier run's: set gap.enabled: true and run the pipeline, or copy that "
                 "earlier one with --despite-config; nothing was copied"
             )
+        settings = ", ".join(f"{key}: {json.dumps(value)}" for key, value in changed)
         raise LmgapError(
             f"{config} sets {settings}, which the submission in {args.submission} was not made with: run the "
             "pipeline first (its submission follows the config), then submit what it makes; for the submission "

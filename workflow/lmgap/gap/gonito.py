@@ -98,19 +98,10 @@ def write_submission(outs, inputs, outputs):
     write_json(record, out_folder / INPUTS)
 
 
-def changed_settings(config_path, folder):
-    """(setting, value) of each setting config_path gives otherwise than the params of the submission in
-    folder record: the config was changed since the run that made it (a comment changes nothing)."""
-    try:
-        given = yaml.safe_load(Path(config_path).read_text())
-    except (OSError, yaml.YAMLError):
-        return []
-    return changed_params(given, folder)
-
-
 def changed_params(given, folder):
-    """(setting, value) of each of the settings given (nested) that the params of the submission in folder
-    record otherwise (compared as the run records them, through JSON: a tuple is a list)."""
+    """(setting, value) of each of the settings given (nested: a config) that the params of the submission in
+    folder record otherwise: the config was changed since the run that made it (a comment changes nothing;
+    compared as the run records them, through JSON: a tuple is a list)."""
     try:
         params = yaml.safe_load((Path(folder) / YAML).read_text())["params"]
     except (OSError, yaml.YAMLError, TypeError, KeyError):
