@@ -19,6 +19,7 @@ from lmgap.preflight import (
     behind_settings,
     compare_installed,
     install_staged,
+    planned_jobs,
     edited_warning,
     other_models_warning,
     unfinished_rules,
@@ -189,18 +190,20 @@ def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_
     stats = "Job stats:\njob    count\n-----  -----\n"
     whole.write_text(stats + "all    1\ninstall_x    1\ntotal    2\n")
     targeted.write_text(stats + "install_x    1\ntotal    1\n")
+    # Which run was of the whole pipeline, by its log: the one that plans a job of all.
+    assert "all" in planned_jobs(str(whole))[0] and "all" not in planned_jobs(str(targeted))[0]
     # A run limited to targets leaves the rest as it was, rightly: said, and nothing marked.
-    said = behind_settings(provenance, changed, marker, str(targeted))
+    said = behind_settings(provenance, changed, marker, whole=False)
     assert "this run, limited to its targets, left the results that depend on them as they were" in said
     assert not marker.exists()
-    said = behind_settings(provenance, changed, marker, str(whole))
+    said = behind_settings(provenance, changed, marker, whole=True)
     assert "other settings than this config's (comparison.seed, orders)" in said and "--forceall" in said
     # Every parse says it again (a next run has nothing to do, and runs no hook) ...
     assert behind_settings(provenance, changed, marker) == said
     # ... until the results are this config's (or the config theirs).
     assert behind_settings(provenance, experiment, marker) is None and not marker.exists()
     assert behind_settings(provenance, changed, marker) is None
-    assert behind_settings(tmp_path / "none.json", changed, marker, str(whole)) is None
+    assert behind_settings(tmp_path / "none.json", changed, marker, whole=True) is None
 
 
 def test_outputs_older_than_an_input_or_with_one_missing_are_behind(tmp_path):

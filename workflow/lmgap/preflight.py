@@ -249,12 +249,12 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
     )
 
 
-def behind_settings(provenance_path, experiment, marker, logs=None):
-    """Results of other settings than experiment, where provenance_path's record says so: after a run (its logs)
-    of the whole pipeline (it plans a job of all), Snakemake's records of some runs are gone (a job run since
+def behind_settings(provenance_path, experiment, marker, whole=None):
+    """Results of other settings than experiment, where provenance_path's record says so: after a run of the
+    whole pipeline (whole: it planned a job of all), Snakemake's records of some runs are gone (a job run since
     .snakemake/ was deleted wrote records of its own, so unseen_changes is silent) and it saw no changed
-    setting: marker is left, and every parse warns until the results are this config's; after a run limited to
-    targets, the rest is as it was."""
+    setting: marker is left, and every parse (whole None) warns until the results are this config's; after a
+    run limited to targets (whole False), the rest is as it was."""
     marker = Path(marker)
     changed = changed_settings(provenance_path, experiment)
     if not changed:
@@ -263,12 +263,12 @@ def behind_settings(provenance_path, experiment, marker, logs=None):
     settings = (
         f"{provenance_path} says the results were made with other settings than this config's ({', '.join(changed)})"
     )
-    if logs is not None and "all" not in planned_jobs(logs)[0]:
+    if whole is False:
         return (
             f"{settings}: this run, limited to its targets, left the results that depend on them as they were: run "
             "the pipeline without targets to bring them up to date"
         )
-    if logs is not None:
+    if whole:
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text("".join(f"{key}\n" for key in changed))
     elif not marker.is_file():

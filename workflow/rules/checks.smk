@@ -243,13 +243,11 @@ def behind_params(job, paths):
     return made != seals.settings_digest(params)
 
 
-def behind_targets(log):
-    """After a run limited to targets (its log plans no job of `all`): the tables, plots and submission
-    files the config makes whose job it left due, its inputs newer than what it staged (a changed setting
-    reran the jobs of a target), or missing; the submission, its record of the settings it was made with
-    (gonito.yaml's params) other than the config's (more orders change none of its inputs, only their set)."""
-    if "all" in planned_jobs(log)[0]:
-        return None
+def behind_targets():
+    """After a run limited to targets: the tables, plots and submission files the config makes whose job it left
+    due, its inputs newer than what it staged (a changed setting reran the jobs of a target), or missing; the
+    submission, its record of the settings it was made with (gonito.yaml's params) other than the config's
+    (more orders change none of its inputs, only their set)."""
     made = set(results_made())
     submission = Path(staged(RESULTS["gap_submission"]["gonito"][0])).parent
     behind = []
@@ -273,9 +271,11 @@ def behind_targets(log):
 onsuccess:
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
-    warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, log)])
+    # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
+    whole = "all" in planned_jobs(log)[0]
+    warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole)])
     warn(tables_of_other_models())
-    warn([behind_targets(log)])
+    warn([None if whole else behind_targets()])
     warn([fallback_note(fallback_discounts(trained_counts()))])
     tables_kept()
 
