@@ -1,8 +1,8 @@
-"""A walk over every record kind the tables read, all damaged at once in a finished run, the ways of
-damage dealt out among them (tests/test_shapes.py gives each reader every way): each run names the
-damaged files its jobs met, with the fix; the fix followed (the file deleted, the same command again)
-writes them anew; and the tables come back as the undamaged run's. A fix that repeats its own error,
-or a traceback, fails the walk."""
+"""A walk over every record kind the tables and the provenance record read, all damaged at once in
+a finished run, the ways of damage dealt out among them (tests/test_shapes.py gives each reader every
+way): each run names the damaged files its jobs met, with the fix; the fix followed (the file
+deleted, the same command again) writes them anew; and the tables come back as the undamaged run's.
+A fix that repeats its own error, or a traceback, fails the walk."""
 
 import json
 import re
@@ -28,6 +28,9 @@ RECORDS = [
     "results/gap/stats/both/o3/dev-0.json",
     "results/gap/candidates/dev-0.coverage.json",
     "results/gap/both/blend/dev-0/weights.json",
+    # Read by the provenance record, and a gap job's timing, read by the gap table.
+    "results/corpus/manifest.json",
+    "results/benchmarks/gap_logprobs/o3/dev-0.tsv",
 ]
 # The columns that vary from run to run: timings, and what follows from them.
 TIMED = re.compile(r"seconds|per_second|rss|reserved")

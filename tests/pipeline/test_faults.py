@@ -1,7 +1,6 @@
 """Interrupted runs finish on the next try; configured values never reach a shell."""
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -14,8 +13,6 @@ import pytest
 import yaml
 
 from conftest import (
-    COMPARISON_TABLE,
-    GAP_TABLE,
     PERPLEXITY_TABLE,
     REPO,
     SNAKEMAKE,
@@ -431,37 +428,3 @@ def test_a_table_left_by_another_configuration_is_named_when_a_run_stops_short_o
         "lmgap warning: results/tables/perplexity.tsv holds the rows of another configuration (o3), not this "
         "one's (o2): this run did not write it again" in said
     )
-
-
-# Every kind of record of ours a table reads (lmgap.files.read_json and read_table_record), damaged
-# as a job killed while writing elsewhere or a full disk leaves it, and the table that reads it.
-RECORDS = {
-    "results/models/o3/ngram_counts.json": PERPLEXITY_TABLE,
-    "results/eval/o5/dev-0.json": PERPLEXITY_TABLE,
-    "results/models/o4/usage.json": "results/tables/cost.tsv",
-    "results/gap/metrics/both/o3/dev-0.json": GAP_TABLE,
-    "results/gap/stats/left/o4/dev-0.json": GAP_TABLE,
-    "results/gap/candidates/dev-0.coverage.json": GAP_TABLE,
-    "results/gap/both/blend/dev-0/weights.json": GAP_TABLE,
-    "results/corpus/manifest.json": "results/provenance.json",
-    # TSV records: Snakemake's benchmarks and the per-document scores.
-    "results/benchmarks/query/o3/dev-0.tsv": "results/tables/cost.tsv",
-    "results/benchmarks/gap_logprobs/o4/dev-0.tsv": GAP_TABLE,
-    "results/eval/o4/dev-0.documents.tsv": COMPARISON_TABLE,
-}
-
-
-def test_each_kind_of_damaged_record_is_named_with_its_fix_by_the_job_that_reads_it(demo_run, tmp_path):
-    for number, (record, table) in enumerate(RECORDS.items()):
-        # A copy of the finished run each, dates kept: only what reads the record is due.
-        work = tmp_path / f"work{number}"
-        shutil.copytree(demo_run / "work", work, symlinks=True)
-        path = work / record
-        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-        done = run_pipeline(work, None, table, check=False)
-        said = done.stdout + done.stderr
-        assert done.returncode != 0, record
-        assert "lmgap error in rule " in said and f"{record} is damaged (" in said, (record, said[-3000:])
-        assert "delete it, and run the pipeline again to write it anew" in said, record
-        assert "Traceback" not in said and "JSONDecodeError" not in said, (record, said[-3000:])
-        shutil.rmtree(work)
