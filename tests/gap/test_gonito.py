@@ -191,6 +191,39 @@ def test_every_class_of_clone_not_to_copy_into_is_refused_and_left_as_it_was(sub
     assert files_of(clone) == before
 
 
+def without(name):
+    return lambda text: json.dumps({key: value for key, value in json.loads(text).items() if key != name})
+
+
+@pytest.mark.parametrize(
+    "file, damage, why",
+    [
+        ("gonito.yaml", lambda text: "", None),
+        ("gonito.yaml", lambda text: "params: [\n", None),
+        ("inputs.json", lambda text: text[: len(text) // 2], r"Expecting|Unterminated"),
+        ("inputs.json", lambda text: "", "Expecting value"),
+        ("inputs.json", lambda text: "{}", "it has no sha256 of gonito.yaml"),
+        ("inputs.json", lambda text: "[]", "not a record of sha256 sums"),
+        ("inputs.json", lambda text: json.dumps({**json.loads(text), "gonito.yaml": 7}), "not a record of sha256 sums"),
+        ("inputs.json", without("test-A/out.tsv"), "it has no sha256 of test-A/out.tsv"),
+        ("inputs.json", without("dev-0/in.tsv.xz"), "it has no sha256 of dev-0/in.tsv.xz"),
+    ],
+)
+def test_a_damaged_gonito_yaml_or_record_is_named_with_the_fix_and_nothing_copied(
+    submission_and_clone, file, damage, why
+):
+    submission, clone = submission_and_clone
+    path = submission / file
+    path.write_text(damage(path.read_text()))
+    before = files_of(clone)
+    # gonito.yaml's own damage is told by its sha256 before it is read; the record's by its shape.
+    said = rf"{file} is not the file the run wrote" if why is None else rf"{file} is damaged \(.*({why})"
+    with pytest.raises(LmgapError, match=said + r".*: delete .*submission and run the pipeline again") as err:
+        copy_into(submission, clone)
+    assert str(err.value).endswith("to write the submission anew; nothing was copied")
+    assert files_of(clone) == before
+
+
 def test_a_submission_without_its_record_of_inputs_is_refused(submission_and_clone):
     submission, clone = submission_and_clone
     (submission / "inputs.json").unlink()

@@ -12,7 +12,7 @@ from ..commands import run_pipeline
 from ..atomic import atomic_open, atomic_path, write_json
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
-from ..files import committed_unchanged, count_text_lines, read_json, sha256
+from ..files import DamagedRecord, committed_unchanged, count_text_lines, read_json, sha256
 from ..shapes import PROVENANCE, WEIGHTS, read_record
 
 YAML = "gonito.yaml"
@@ -113,23 +113,25 @@ def changed_params(given, folder):
 
 
 def submitted_splits(folder):
-    """The splits whose out.tsv a submission folder's gonito.yaml names (a folder left by an earlier
-    config is not the submission's)."""
+    """The splits whose out.tsv a submission folder's gonito.yaml names, once that is the file the run wrote
+    (a folder left by an earlier config is not the submission's), and the submission's record (inputs.json)."""
     folder = Path(folder)
     if not (folder / YAML).is_file():
         raise LmgapError(
             f"{folder.resolve()} holds no {YAML}: run lmgap submit in the folder the pipeline ran in, or "
             f"give --submission its results/submission; a run writes it ({run_pipeline(run_folder(folder))})"
         )
+    written = read_inputs(folder)
+    check_as_written(folder, [Path(YAML)], written)
     with open(folder / YAML) as handle:
-        return str(yaml.safe_load(handle)["params"][SPLITS]).split(",")
+        return str(yaml.safe_load(handle)["params"][SPLITS]).split(","), written
 
 
 def copy_into(folder, clone):
     """Copy a submission into a clone of the challenge, once its files are as the run wrote them and
     the clone's splits the ones it predicted, losing nothing of the clone's; returns the files copied."""
     folder, clone = Path(folder), Path(clone)
-    splits = submitted_splits(folder)
+    splits, record = submitted_splits(folder)
     files = [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
     # gonito scores the challenge's dev-* and test-* splits (train/ is its training data).
     scored = sorted(p.parent.name for p in clone.glob("*/in.tsv.xz") if p.parent.name.startswith(("dev-", "test-")))
@@ -146,7 +148,7 @@ def copy_into(folder, clone):
                 f"{clone} has {wanted}/in.tsv.xz but the submission has no {wanted}/out.tsv: gonito "
                 f"scores every split of the challenge; set {setting} in config.yaml and rerun the pipeline"
             )
-    record = check_as_written(folder, files)
+    check_as_written(folder, files[1:], record)
     for split in splits:
         if not (clone / split / "in.tsv.xz").is_file():
             raise LmgapError(
@@ -162,7 +164,7 @@ def copy_into(folder, clone):
                 "the submission was made on another version of the corpus; point corpus.source at this "
                 "clone and rerun the pipeline"
             )
-    check_predicted_inputs(record, clone, splits)
+    check_predicted_inputs(folder, record, clone, splits)
     check_nothing_of_the_clone_s_own_is_lost(folder, clone, files)
     for relative in files:
         with atomic_path(clone / relative) as tmp:
@@ -177,35 +179,59 @@ def run_folder(submission):
     return Path(submission).resolve().parent.parent
 
 
-def check_as_written(folder, files):
-    """Each file to copy is the one the run wrote, by sha256 (not cut short, edited or damaged since):
-    the submission's record, inputs.json."""
+def read_inputs(folder):
+    """The submission's record (inputs.json): the sha256 of each file the run wrote and of each split's
+    in.tsv.xz it predicted."""
     if not (folder / INPUTS).is_file():
         raise LmgapError(
             f"{folder} has no {INPUTS}, the record of the inputs it predicted: run the pipeline again "
             f"({run_pipeline(run_folder(folder))}) to write the submission anew"
         )
-    written = read_json(folder / INPUTS)
-    for relative in files:
-        found = sha256(folder / relative) if (folder / relative).is_file() else "none: the file is missing"
-        if found != written.get(str(relative)):
-            raise LmgapError(
-                f"{folder / relative} is not the file the run wrote (sha256 {found}, the run's record: "
-                f"{written.get(str(relative))}): delete {folder} and run the pipeline again "
-                f"({run_pipeline(run_folder(folder))}) to write the submission anew; nothing was copied"
-            )
+    try:
+        written = read_json(folder / INPUTS)
+    except DamagedRecord as err:
+        raise damaged_inputs(folder, err.why) from None
+    if not isinstance(written, dict) or not all(isinstance(value, str) for value in written.values()):
+        raise damaged_inputs(folder, "not a record of sha256 sums")
     return written
 
 
-def check_predicted_inputs(predicted, clone, splits):
-    """Each split's in.tsv.xz in the clone is the one the run predicted (the record's sha256)."""
+def recorded(folder, written, name):
+    """The sha256 the submission's record gives name; a record without it is damaged."""
+    if name not in written:
+        raise damaged_inputs(folder, f"it has no sha256 of {name}")
+    return written[name]
+
+
+def damaged_inputs(folder, why):
+    return LmgapError(
+        f"{folder / INPUTS} is damaged ({why}): delete {folder} and run the pipeline again "
+        f"({run_pipeline(run_folder(folder))}) to write the submission anew; nothing was copied"
+    )
+
+
+def check_as_written(folder, files, written):
+    """Each file to copy is the one the run wrote, by sha256 (not cut short, edited or damaged since): the
+    submission's record, written."""
+    for relative in files:
+        found = sha256(folder / relative) if (folder / relative).is_file() else "none: the file is missing"
+        if found != recorded(folder, written, str(relative)):
+            raise LmgapError(
+                f"{folder / relative} is not the file the run wrote (sha256 {found}, the run's record: "
+                f"{written[str(relative)]}): delete {folder} and run the pipeline again "
+                f"({run_pipeline(run_folder(folder))}) to write the submission anew; nothing was copied"
+            )
+
+
+def check_predicted_inputs(folder, predicted, clone, splits):
+    """Each split's in.tsv.xz in the clone is the one the run predicted (folder's record, predicted)."""
     for split in splits:
         name = f"{split}/in.tsv.xz"
         found = sha256(clone / name)
-        if found != predicted.get(name):
+        if found != recorded(folder, predicted, name):
             raise LmgapError(
                 f"{clone / name} is not the {name} the submission predicted (sha256 {found}, the run's "
-                f"record: {predicted.get(name)}): point corpus.source at this clone and rerun the "
+                f"record: {predicted[name]}): point corpus.source at this clone and rerun the "
                 "pipeline; nothing was copied"
             )
 
