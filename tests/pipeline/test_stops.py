@@ -2,8 +2,10 @@
 its jobs finished, and names what it left behind the files and settings they are made from."""
 
 import os
+import re
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -45,6 +47,30 @@ def test_a_run_killed_as_a_job_puts_a_table_in_place_leaves_a_whole_table_there(
     run_pipeline(work, None, "--unlock")
     run_pipeline(work, None)
     assert table.read_bytes() == staged and not (work / KEPT).exists()
+
+
+def test_a_sigterm_as_snakemake_records_a_finished_job_stops_the_run_and_keeps_the_tables(neural_run_copy):
+    # Snakemake's SIGTERM handler takes the lock its main thread holds as it records a finished job: there, a
+    # SIGTERM hung the run for good (lmgap.stopping); sent at that moment here, it stops the run.
+    work = neural_run_copy()
+    table = work / "results/tables/comparison.tsv"
+    before = table.read_bytes()
+    seed = ["--config", 'comparison={"seed": 7}']
+    command = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--cores", "2", *seed]
+    stopped = subprocess.run(
+        [sys.executable, str(REPO / "tests/support/sigterm_as_recorded.py"), *command],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = stopped.stdout + stopped.stderr
+    assert stopped.returncode != 0 and "Will exit after finishing currently running jobs" in said, said[-3000:]
+    # The table job, if it was running, finished: its tables were put in place; else they are kept. Named either way.
+    assert re.search(r"comparison\.tsv: (put in place from the copies their job staged|kept from an earlier run)", said)
+    assert table.read_bytes() in (before, (work / "results/.staged/tables/comparison.tsv").read_bytes())
+    run_pipeline(work, None, *seed)
+    assert table.read_bytes() != before and not (work / KEPT).exists()
 
 
 def test_tables_whose_new_copy_a_run_staged_and_never_put_in_place_are_put_in_place(neural_run_copy):

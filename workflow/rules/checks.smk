@@ -29,6 +29,7 @@ from lmgap.preflight import (
 )
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
+from lmgap.stopping import handle_in_thread
 from lmgap.unused import read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
@@ -121,6 +122,8 @@ except LmgapError as err:
 
 
 onstart:
+    # First: from here on a SIGTERM stops the run and cannot hang it (lmgap.stopping).
+    handle_in_thread()
     logger.info(
         f"lmgap: a job reserves at most {MEMORY_BUDGET_MB:,} MB (memory.budget_mb, else 80% of this "
         "machine's memory); what the jobs running at once may take together is --resources mem_mb"
