@@ -210,16 +210,25 @@ def test_a_run_folder_holding_nothing_but_what_snakemake_made_is_named_as_no_run
         check_config_file(made / "config.yaml")
 
 
-def test_a_deleted_config_is_restored_from_the_copy_its_last_run_kept(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "lose",
+    [
+        lambda path: path.unlink(),
+        lambda path: path.write_text(""),
+        lambda path: path.write_text("".join(f"# {line}\n" for line in path.read_text().splitlines())),
+    ],
+    ids=["deleted", "emptied", "commented out"],
+)
+def test_a_lost_config_is_restored_from_the_copy_its_last_run_kept(tmp_path, monkeypatch, lose):
     # The repository's config, which the fix would copy otherwise, is another experiment than the folder's.
     folder = tmp_path / "run $(touch X)"
     (folder / "results").mkdir(parents=True)
     (folder / "config.yaml").write_text("# my sweep\norders: [2, 3]\n")
     monkeypatch.chdir(folder)
     keep_copy("config.yaml")
-    (folder / "config.yaml").unlink()
+    lose(folder / "config.yaml")
     with pytest.raises(LmgapError) as err:
         check_config_file(folder / "config.yaml")
-    command = re.search(r"restore the one its last run read: (cp .*), or run", str(err.value)).group(1)
+    command = re.search(r"restore the one its last run read: (cp [^,]*)(, or run|$)", str(err.value)).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (folder / "config.yaml").read_text() == "# my sweep\norders: [2, 3]\n" and not (tmp_path / "X").exists()

@@ -52,13 +52,17 @@ def missing(path):
             "--directory (or the folder the run started in) that names no run folder? Run it in the folder "
             "that holds your config"
         )
-    # The repository's config is another experiment: the copy the folder's last run kept is the user's own.
-    kept = folder / LAST_READ
+    return f"{folder} holds no {Path(path).name} (deleted?): {restore_own(path)}, or run in the folder that holds yours"
+
+
+def restore_own(path):
+    """The fix for a config file lost or emptied: the copy its folder's last run read, the user's own (the
+    repository's is another experiment, and git's may be), else restore's."""
+    path = Path(path).resolve()
+    kept = path.parent / LAST_READ
     if kept.is_file():
-        fix = f"restore the one its last run read: cp {shlex.quote(str(kept))} {shlex.quote(str(Path(path).resolve()))}"
-    else:
-        fix = restore(path)
-    return f"{folder} holds no {Path(path).name} (deleted?): {fix}, or run in the folder that holds yours"
+        return f"restore the one its last run read: cp {shlex.quote(str(kept))} {shlex.quote(str(path))}"
+    return restore(path)
 
 
 def keep_copy(path):
@@ -230,9 +234,9 @@ def check_config_file(path):
             # Commented out, every setting is there still: uncommenting keeps the user's own.
             raise LmgapError(
                 f"{path} holds no setting (every line is a comment): uncomment the settings you mean, or "
-                f"{restore(path)}"
+                f"{restore_own(path)}"
             )
-        raise LmgapError(f"{path} holds no setting (it is empty): {restore(path)}")
+        raise LmgapError(f"{path} holds no setting (it is empty): {restore_own(path)}")
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
