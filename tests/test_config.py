@@ -1,18 +1,21 @@
 """The config is checked against its schema, by Snakemake's validator, before anything runs; a bad
 value is named by its key, with what the setting takes (its description in the schema)."""
 
+import copy
 import os
 
 import pytest
 import yaml
 
 from conftest import REPO, demo_corpus, jobs_planned, run_pipeline
-from lmgap.configcheck import located, refuse_setting_as_target, validate_config
+from lmgap.configcheck import defaults_taken, located, refuse_setting_as_target, validate_config
 from lmgap.configfile import check_config_file
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+# The corpus the shipped config names, the schema's default too.
+SHIPPED_SOURCE = yaml.safe_load((REPO / "config.yaml").read_text())["corpus"]["source"]
 
 
 def test_shipped_config_is_valid_and_defaults_fill_in():
@@ -207,3 +210,27 @@ def test_a_refusal_the_schema_cannot_make_is_named_at_its_line_as_the_schema_s_a
         located("gap.format `x` is not", {**given, "gap": {"format": "x"}}, lines) == "config: gap.format: `x` is not"
     )
     assert located("the corpus lacks dev-0", given, lines) == "the corpus lacks dev-0"
+
+
+@pytest.mark.parametrize(
+    "given, said",
+    [
+        ({"orders": [2], "corpus": {"source": "corpus"}}, []),
+        ({"corpus": {"source": "corpus"}}, ["orders (its line deleted?): the default, [3, 4, 5], is trained"]),
+        (
+            {"orders": [2], "corpus": {"commit": None}},
+            [f"corpus.source (its line deleted?): the default, {SHIPPED_SOURCE}, is fetched"],
+        ),
+        (
+            {},
+            [
+                "orders (its line deleted?): the default, [3, 4, 5], is trained",
+                f"corpus.source (its line deleted?): the default, {SHIPPED_SOURCE}, is fetched",
+            ],
+        ),
+    ],
+    ids=["both given", "no orders", "no corpus.source", "neither"],
+)
+def test_an_expected_setting_the_config_lacks_is_said_with_the_default_taken(given, said):
+    checked = validate_config(copy.deepcopy(given), SCHEMA)
+    assert list(defaults_taken(given, checked)) == [f"the config sets no {text}" for text in said]

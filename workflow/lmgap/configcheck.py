@@ -275,3 +275,21 @@ def refuse_setting_as_target(setting, value):
         f"{setting}={value} is a setting, given where Snakemake takes a file to make: on the same command, put "
         f"{config_option(setting, value)} at its end in its stead"
     )
+
+
+# The settings an experiment is expected to give: where the config as given lacks one (its line deleted?),
+# the schema's default is taken, and the run says so (the corpus's a fetch over the network).
+EXPECTED = {"orders": "is trained", "corpus.source": "is fetched"}
+
+
+def defaults_taken(given, checked):
+    """A warning per expected setting the config as given lacks, with the default the checked config took."""
+    for dotted, done in EXPECTED.items():
+        settings = given
+        for key in dotted.split("."):
+            settings = settings.get(key) if isinstance(settings, dict) else None
+        if settings is None:
+            taken = checked
+            for key in dotted.split("."):
+                taken = taken[key]
+            yield f"the config sets no {dotted} (its line deleted?): the default, {taken}, {done}"

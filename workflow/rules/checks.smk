@@ -5,6 +5,7 @@
 from snakemake.logging import logger
 
 from lmgap import seals
+from lmgap.configcheck import defaults_taken
 from lmgap.configfile import keep_copy
 from lmgap.gap.gonito import changed_params
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
@@ -45,8 +46,7 @@ INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
 def config_warnings():
     """What the config asks for that is accepted but likely a mistake."""
-    if not ORDERS_GIVEN:
-        yield f"the config sets no orders (its line deleted?): the default, {config['orders']}, is trained"
+    yield from defaults_taken(GIVEN, config)
     physical_mb = physical_memory_mb()
     if MEMORY_BUDGET_MB > physical_mb:
         yield (

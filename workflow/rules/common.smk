@@ -38,10 +38,9 @@ from lmgap.sourcecode import lmgap_version, package_code, script_code
 
 # The experiment: the config, checked, and the models, splits and gap systems it asks for.
 SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
-# Whether the corpus and the orders come from the user's config, or (a line deleted, say) the schema's
-# defaults, which a run then says.
+# Whether the corpus comes from the user's config, or (a line deleted, say) the schema's default, which a
+# failed fetch then says.
 SOURCE_GIVEN = isinstance(config.get("corpus"), dict) and "source" in config["corpus"]
-ORDERS_GIVEN = "orders" in config
 # The config as given, for the lines of the refusals the schema cannot make (configcheck.located).
 GIVEN = copy.deepcopy(config)
 try:
