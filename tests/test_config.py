@@ -49,6 +49,12 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"orders": "[2,3"}, "orders", "is not of type 'array' (a `[` left open: close it with `]`)"),
         # One form of the setting takes a list: what it refuses in this one, not that no form takes it.
         ({"build_binary": {"format": ["probing", "probing"]}}, "build_binary.format", "has non-unique elements"),
+        # A list written without its brackets, where one form is a list: one text, the list shown.
+        (
+            {"build_binary": {"format": "probing, trie-q8b8"}},
+            "build_binary.format",
+            "(-a[0-9]+)?)$' (write a list: [probing, trie-q8b8]); give what format takes",
+        ),
         ({"orders": None}, "orders", "it has no value (nothing after its colon); give what orders takes: n-gram"),
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "give what source takes: git URL"),
         ({"corpus": {"source": "git://"}}, "corpus.source", "is not valid under any of the given schemas"),

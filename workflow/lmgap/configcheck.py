@@ -195,6 +195,9 @@ def refusal(error, schema, line=""):
         # One form of the setting fits the value's type (a list of formats, one listed twice): what that
         # form refuses, rather than that no form takes it.
         message = fitting[0].message
+        if isinstance(error.instance, str) and "," in error.instance and _takes_a_list(error):
+            # `format: probing, trie-q8b8`: a list written without its brackets is one text.
+            message += f" (write a list: [{error.instance}])"
     elif error.instance == "" and "default" in error.schema:
         # `bin_dir: ""`: what the user means is mostly the default (a pattern shown says nothing).
         default = json.dumps(error.schema["default"])
@@ -240,6 +243,11 @@ def _fitting_forms(error):
         forms.setdefault(sub.relative_schema_path[0], []).append(sub)
     fitting = [subs for subs in forms.values() if not any(sub.validator == "type" for sub in subs)]
     return [subs[0] for subs in fitting]
+
+
+def _takes_a_list(error):
+    """Whether a form of the anyOf that refused the value is a list."""
+    return any(form.get("type") == "array" for form in error.validator_value)
 
 
 def setting_places(schema, key, path=()):
