@@ -76,7 +76,7 @@ rule setting_as_target:
         "logs/setting_as_target/{setting}={value}.log",
     wildcard_constraints:
         setting=r"[A-Za-z_][A-Za-z0-9_.]*",
-        value=r"[^/]*",
+        value=r".*",
     localrule: True
     run:
         pass

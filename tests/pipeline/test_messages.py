@@ -75,6 +75,10 @@ def test_a_setting_given_as_a_target_is_refused_before_any_job_with_the_option_t
     said = done.stdout + done.stderr
     assert "is a setting, given where Snakemake takes a file to make: on the same command, put --config" in said
     assert "--config 'orders=[4]'" in said or """--config 'lmplz={"prune": [0,1]}'""" in said
+    # A path for its value: its slashes make no folders of the target.
+    done = run_pipeline(work, config, "corpus.source=/data/corpus", check=False)
+    assert done.returncode and not done.jobs and not (work / "results").exists()
+    assert """put --config 'corpus={"source": /data/corpus}' at its end""" in done.stdout + done.stderr
 
 
 def test_scoring_the_training_split_warns_on_the_console_and_in_the_log(tmp_path, small):
