@@ -55,6 +55,8 @@ MUTANTS = {
     **{f"line {n + 1} colon dropped": (edited(n, [LINES[n].replace(": ", " ", 1)]), n + 1) for n in PICKS[1:3]},
     "a space after a colon dropped": (edited(PICKS[2], [LINES[PICKS[2]].replace(": ", ":", 1)]), PICKS[2] + 1),
     "a bracket too many": (edited(PICKS[2], [LINES[PICKS[2]] + "]"]), PICKS[2] + 1),
+    # A comma after a list, as between a list's items: the settings of a line each need none.
+    "a comma after a list": (edited(PICKS[2], [LINES[PICKS[2]] + ","]), PICKS[2] + 1),
     "a tab after a value": (edited(PICKS[1], [LINES[PICKS[1]] + "\t"]), PICKS[1] + 1),
     # A block's first setting pulled up onto its name's line: the lines under it are not to blame.
     "a setting on its block's line": (
@@ -139,8 +141,9 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
             "line 3: invalid literal for int() with base 10: 'abc'; write the",
         ),
         (b"orders: [3]\n? [a, b]\n: 1\n", "line 2: a setting's name is a list or a mapping, not a word: write"),
+        (b"gap: {top_k: 5},\norders: [3]\n", "line 1 has `,` after its value's closing `}`: remove it"),
     ],
-    ids=["a control character", "a byte of Latin-1", "a tag its value cannot hold", "a list as a name"],
+    ids=["a control character", "a byte of Latin-1", "a tag its value cannot hold", "a list as a name", "a comma"],
 )
 def test_what_yaml_cannot_read_or_hold_is_named_at_its_line(tmp_path, text, said):
     path = tmp_path / "config.yaml"

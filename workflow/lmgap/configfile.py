@@ -214,6 +214,19 @@ def missing_colon(path, lines, last):
     return None
 
 
+def after_closed(path, text, mark):
+    """Text after a value's closing `]` or `}` on its line (`orders: [2, 3],`), where YAML gave up (mark);
+    None where the line's text before it is no closed list or mapping."""
+    line = text.splitlines()[mark.line] if mark.line < len(text.splitlines()) else ""
+    before, rest = line[: mark.column].rstrip(), line[mark.column :].split("#")[0].strip()
+    if not before.endswith(("]", "}")) or not rest:
+        return None
+    return (
+        f"{path} line {mark.line + 1} has `{rest}` after its value's closing `{before[-1]}`: remove it (settings "
+        "go one per line, with nothing between them)"
+    )
+
+
 def check_config_file(path):
     """{key path: (line, value)} of a config file's settings; an LmgapError naming the line of a syntax mistake,
     a key given twice, a file of no setting at all, or none at all."""
@@ -245,7 +258,7 @@ def check_config_file(path):
         if not found and mark and "could not find expected ':'" in str(err.problem):
             found = missing_colon(path, lines, mark.line + 1 if mark.column else mark.line)
         if not found and mark:
-            found = stray_tab(path, lines, mark.line + 1)
+            found = stray_tab(path, lines, mark.line + 1) or after_closed(path, text, mark)
         if found:
             raise LmgapError(found) from None
         where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
