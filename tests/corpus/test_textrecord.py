@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from lmgap import seals
 from lmgap.corpus.textrecord import check_texts, record_path, write_text_record
 from lmgap.errors import LmgapError
 
@@ -53,4 +54,16 @@ def test_a_damaged_record_names_its_text_too_which_its_fix_deletes_with_it(tmp_p
     path = written(tmp_path)
     record_path(path).write_text("")
     with pytest.raises(LmgapError, match=rf"{record_path(path)} is damaged \(.*\): delete it and {path}, and run"):
+        check_texts([str(path)])
+
+
+def test_a_record_changed_since_its_job_sealed_it_is_named_with_its_text(tmp_path, monkeypatch):
+    # Its shape and the text's size kept (a line count retyped): only its seal tells.
+    monkeypatch.chdir(tmp_path)
+    path = written(tmp_path).relative_to(tmp_path)
+    seals.seal([record_path(path)])
+    check_texts([str(path)])
+    record = record_path(path)
+    record.write_text(record.read_text().replace('"lines": 2', '"lines": 3'))
+    with pytest.raises(LmgapError, match=rf"{record} is damaged \(other bytes .*\): delete it and {path}, and run"):
         check_texts([str(path)])

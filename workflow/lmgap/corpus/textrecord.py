@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+from .. import seals
 from ..atomic import write_json
 from ..errors import LmgapError
 from ..files import DamagedRecord
@@ -33,9 +34,13 @@ def write_text_record(text):
 
 
 def read_text_record(text):
-    """The record of a text; a damaged one is named with the text, which its fix deletes too (Snakemake does
-    not write again a record deleted alone while what was made from its text stands)."""
+    """The record of a text; a damaged one, or one changed since its job wrote it (its seal), is named with the
+    text, which its fix deletes too (Snakemake does not write again a record deleted alone while what was
+    made from its text stands)."""
     try:
+        changed = seals.fault(record_path(text), unsealed=True)
+        if changed:
+            raise changed
         return read_record(record_path(text), TEXT_RECORD)
     except DamagedRecord as err:
         raise DamagedRecord(record_path(text), err.why, also=text) from None
