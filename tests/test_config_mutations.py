@@ -142,8 +142,21 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
         ),
         (b"orders: [3]\n? [a, b]\n: 1\n", "line 2: a setting's name is a list or a mapping, not a word: write"),
         (b"gap: {top_k: 5},\norders: [3]\n", "line 1 has `,` after its value's closing `}`: remove it"),
+        # A block's first line two steps in, its next one: YAML gives up at the second, the first is off.
+        (
+            b"orders: [3]\ncorpus:\n  source: c\ngap:\n    top_k: 5\n  enabled: true\n",
+            "line 5 is indented 4 spaces, more than this file's step of 2 beyond its block's name, and line 6 2: "
+            "indent the lines of that block alike, by 2",
+        ),
     ],
-    ids=["a control character", "a byte of Latin-1", "a tag its value cannot hold", "a list as a name", "a comma"],
+    ids=[
+        "a control character",
+        "a byte of Latin-1",
+        "a tag its value cannot hold",
+        "a list as a name",
+        "a comma",
+        "a block's first line two steps in",
+    ],
 )
 def test_what_yaml_cannot_read_or_hold_is_named_at_its_line(tmp_path, text, said):
     path = tmp_path / "config.yaml"

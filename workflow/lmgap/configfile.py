@@ -98,19 +98,28 @@ def indentation_mistake(path, lines):
                 f"file indents by {step}: "
                 "indent it as the other lines of its block"
             )
-    levels, opens = [0], False
+    # Each open block's indentation, with the line that opened it.
+    levels, opens = [(0, None)], False
     for number, line in lines:
         indent = _indent(line)
-        if indent > levels[-1]:
+        if indent > levels[-1][0]:
             if not opens:
                 return (
                     f"{path} line {number} is indented deeper than the line above it, which opens no block "
                     "(a line `name:` is missing above it, or it is indented too far): indent it as its block"
                 )
-            levels.append(indent)
-        while indent < levels[-1]:
-            levels.pop()
-        if indent != levels[-1]:
+            levels.append((indent, number))
+        left = None
+        while indent < levels[-1][0]:
+            left = levels.pop()
+        if indent != levels[-1][0]:
+            if left and left[0] - levels[-1][0] > step:
+                # The block's first line, more than a step in, set a level its next line does not keep.
+                return (
+                    f"{path} line {left[1]} is indented {left[0]} spaces, more than this file's step of {step} "
+                    f"beyond its block's name, and line {number} {indent}: indent the lines of that block alike, "
+                    f"by {step}"
+                )
             return f"{path} line {number} is indented to no level of the lines above it: indent it as its block"
         body = line.split(" #")[0].rstrip()
         opens = body.endswith(":") and not body.lstrip().startswith("-")
