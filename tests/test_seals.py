@@ -187,3 +187,30 @@ def test_results_without_their_seals_folder_are_warned_of_with_the_one_round_fix
     said = seals.gone_warning(record)
     assert "results/.seals/ is gone while results/ holds results (results/corpus/fetched.json among them)" in said
     assert said.endswith("run with --forceall to write them all anew")
+
+
+def test_files_whose_size_is_not_their_seal_s_are_found_without_a_read():
+    text = json.dumps(RECORD) + "\n"
+    records = {name: Path(f"results/eval/{name}.json") for name in ("cut", "emptied", "grown", "same size", "again")}
+    records["cut"].parent.mkdir()
+    for path in records.values():
+        path.write_text(text)
+    seals.seal(records.values())
+    # The seals older than the edits, as any hand edit after a run is.
+    for name, changed in (("cut", text[:9]), ("emptied", ""), ("grown", text + "{}\n"), ("same size", text.upper())):
+        records[name].write_text(changed)
+        os.utime(seals.seal_path(records[name]), ns=(0, 0))
+    # One older than its seal: written by its job, which sealed it (the size is not read).
+    records["again"].write_text("")
+    os.utime(records["again"], ns=(0, 0))
+    # A benchmark file its job is writing: its seal pending.
+    pending = Path("results/benchmarks/query/o3/dev-0.tsv")
+    pending.parent.mkdir(parents=True)
+    seals.await_benchmark(pending)
+    pending.write_text("s\n1.0\n")
+    assert seals.sizes_changed() == [
+        (str(records["cut"]), 9, len(text)),
+        (str(records["emptied"]), 0, len(text)),
+        (str(records["grown"]), len(text) + 3, len(text)),
+    ]
+    assert seals.sizes_changed(leave_out=[Path("results/eval")]) == []

@@ -114,11 +114,17 @@ def test_every_record_kind_damaged_is_named_and_its_fix_restores_the_tables(neur
     work = neural_run_copy()
     before = tables(work)
     ways = sorted(DAMAGES)
-    damaged = {}
+    damaged, resized = {}, []
     for number, name in enumerate(RECORDS):
         path = work / name
         damaged[name] = DAMAGES[ways[number % len(ways)]](path.read_text(), name)
+        if len(damaged[name].encode()) != path.stat().st_size:
+            resized.append(name)
         path.write_text(damaged[name])
+    # A dry run, which plans the jobs as if each were whole, names those whose size changed.
+    planned = run_pipeline(work, None, "--dry-run")
+    said = planned.stdout + planned.stderr
+    assert resized and not [name for name in resized if f"lmgap warning: {name} is damaged (" not in said], said
     follow_fixes(work, damaged)
     assert tables(work) == before
 

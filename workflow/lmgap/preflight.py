@@ -14,7 +14,7 @@ from pathlib import Path
 from . import seals
 from .atomic import atomic_open, atomic_path
 from .errors import LmgapError
-from .corpus.textrecord import read_text_record, record_path
+from .corpus.textrecord import TEXT, read_text_record, record_path
 from .files import read_json, sha256
 from .gap.gonito import flat
 
@@ -290,6 +290,20 @@ def edited_warning(edited):
         f"so the figures are not the run's. Delete {them} and run again to put the run's copy back (no job is "
         "repeated); keep an edit of your own under another name"
     )
+
+
+def damaged_warnings(installed_folders):
+    """A warning per file under results/ whose size is not the one its job wrote, before any job meets it: a dry
+    run plans the jobs as if it were whole. (Tables and plots in place: edited_warning.)"""
+    for path, size, written in seals.sizes_changed(leave_out=[Path(folder) for folder in installed_folders]):
+        # A text's record is written with the text, which deleting the record alone would leave in place.
+        text = Path(path).with_suffix(".txt")
+        also = f" and {text}" if record_path(text) == Path(path) and TEXT.search(str(text)) and text.is_file() else ""
+        now = f"{size:,} bytes" if size else "empty"
+        yield (
+            f"{path} is damaged ({now} where its job wrote {written:,}: changed since, by hand?): a job that reads it "
+            f"will refuse it; delete it{also}, and a run writes {'them' if also else 'it'} anew where a job needs it"
+        )
 
 
 def stale_tables_warning(provenance_path, fetch_path):

@@ -18,6 +18,7 @@ from lmgap.preflight import (
     check_writable,
     compare_installed,
     corpus_warnings,
+    damaged_warnings,
     edited_warning,
     install_staged,
     note_kept,
@@ -195,6 +196,9 @@ if config["lmgap_report"]["uninstalled"]:
     )
 warn([unseen_changes(PROVENANCE, experiment_settings()), behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
 warn([seals.gone_warning(FETCH_RECORD)])
+# A record cut, emptied or added to: said at every parse, as a dry run plans the jobs as if it were whole (a stat
+# of each file and a read of the seal of each newer one).
+warn(damaged_warnings(INSTALLED_FOLDERS))
 
 
 def put_in_place():
