@@ -7,8 +7,8 @@ from snakemake.logging import logger
 from lmgap import seals
 from lmgap.configcheck import defaults_taken
 from lmgap.configfile import keep_copy
-from lmgap.gap.gonito import changed_params
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
+from lmgap.gap.gonito import changed_params
 from lmgap.preflight import (
     behind_inputs,
     behind_settings,
