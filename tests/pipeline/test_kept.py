@@ -47,6 +47,7 @@ def test_a_failed_table_job_keeps_its_tables_names_them_and_the_next_run_writes_
     report = run_pipeline(work, None, "--report", "report.html")
     html = (work / "report.html").read_text()
     assert "Report created" in report.stderr and "Kept from an earlier run" in html and "perplexity.tsv" in html
+    assert "Behind the config" not in html
     # The cause gone, the next run writes them again, and nothing is kept.
     record.write_bytes(good)
     run_pipeline(work, None)
@@ -55,6 +56,10 @@ def test_a_failed_table_job_keeps_its_tables_names_them_and_the_next_run_writes_
     for name in TABLES:
         if name != "cost":  # (its timings vary)
             assert again[Path(f"results/tables/{name}.tsv")] == before[Path(f"results/tables/{name}.tsv")], name
+    # A report made after a setting changed, before the run that follows: its results are the earlier settings'.
+    run_pipeline(work, None, "--report", "report.html", "--config", 'comparison={"seed": 7}')
+    html = (work / "report.html").read_text()
+    assert "Behind the config.</strong>" in html and '(<tt class=\\"docutils literal\\">comparison.seed</tt>)' in html
 
 
 def test_a_kept_table_whose_fix_deletes_a_record_of_an_up_to_date_job_is_written_again(neural_run_copy):

@@ -12,6 +12,7 @@ from lmgap.gap.gonito import changed_params
 from lmgap.preflight import (
     behind_inputs,
     behind_settings,
+    changed_settings,
     check_outputs_writable,
     check_records_writable,
     check_texts_unchanged,
@@ -167,6 +168,8 @@ config["lmgap_report"] = {
     "missing": [path for path in results_made() if not Path(path).is_file()],
     "kept": sorted(kept_from_an_earlier_run()),
     **dict(zip(("edited", "uninstalled"), compare_installed(staged_copies()))),
+    # The settings the config changed since the results were made (a report made before the run that follows).
+    "behind": changed_settings(PROVENANCE, experiment_settings()),
 }
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
