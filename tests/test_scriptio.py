@@ -139,10 +139,13 @@ def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put
     # Put in place, as its install job would (Snakemake's record of a job stopped may call it done).
     assert install_staged({installed: staged}) == [str(installed)]
     assert installed.read_text() == "a\t1\n" and not seals.fault(installed)
-    # Never an edited one, nor a staged copy changed since its job wrote it.
+    # Never an edited one, nor a staged copy changed since its job wrote it: that one is not called a copy to put in
+    # place either (onstart refuses it, naming it).
     installed.write_text("a\t3\n")
     staged.write_text("a\t4\n")
     assert install_staged({installed: staged}) == [] and installed.read_text() == "a\t3\n"
+    seals.seal([installed])
+    assert compare_installed({installed: staged}) == ([], [])
     # Nothing to compare with: none.
     assert compare_installed({installed: Path("gone.tsv"), Path("gone.md"): staged}) == ([], [])
     assert edited_warning([]) is None

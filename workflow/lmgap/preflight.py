@@ -164,13 +164,16 @@ def other_models_warning(table_path, models):
 
 def _not_in_place(path, staged):
     """How a table or plot in place (path) differs from the copy its job staged: None (the same, or one of them
-    missing); "edited", changed since its install job wrote it (by hand, or damaged: its seal says so); else
+    missing, or the staged copy not the one its job wrote: refused before any job, by onstart's seal check);
+    "edited", changed since its install job wrote it (by hand, or damaged: its seal says so); else
     "uninstalled", as its install job wrote it or without a seal (the earlier copy Snakemake puts back when an
     install job fails or is stopped, the job having removed the seal as it began): the newer copy not in place."""
     path, staged = Path(path), Path(staged)
     if not (path.is_file() and staged.is_file()) or filecmp.cmp(path, staged, shallow=False):
         return None
-    return "edited" if seals.seal_path(path).is_file() and seals.fault(path) else "uninstalled"
+    if seals.seal_path(path).is_file() and seals.fault(path):
+        return "edited"
+    return None if seals.fault(staged, unsealed=not seals.SEALS.is_dir()) else "uninstalled"
 
 
 def compare_installed(installed):
