@@ -248,3 +248,9 @@ def test_a_lost_config_is_restored_from_the_copy_its_last_run_kept(tmp_path, mon
     command = re.search(r"restore the one its last run read: (cp [^,]*)(, or run|$)", str(err.value)).group(1)
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (folder / "config.yaml").read_text() == "# my sweep\norders: [2, 3]\n" and not (tmp_path / "X").exists()
+    # That copy itself emptied: not offered, the repository's is (an offer that led back here would never end).
+    (folder / "results/.config.yaml").write_text("")
+    lose(folder / "config.yaml")
+    with pytest.raises(LmgapError) as err:
+        check_config_file(folder / "config.yaml")
+    assert "its last run read" not in str(err.value) and "restore it from the repository's" in str(err.value)

@@ -60,9 +60,17 @@ def restore_own(path):
     repository's is another experiment, and git's may be), else restore's."""
     path = Path(path).resolve()
     kept = path.parent / LAST_READ
-    if kept.is_file():
+    if holds_settings(kept):
         return f"restore the one its last run read: cp {shlex.quote(str(kept))} {shlex.quote(str(path))}"
     return restore(path)
+
+
+def holds_settings(path):
+    """Whether a file reads as a config of settings (a copy to restore one from: not itself emptied or broken)."""
+    try:
+        return isinstance(yaml.safe_load(Path(path).read_text(encoding="utf-8")), dict)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
 
 
 def keep_copy(path):
