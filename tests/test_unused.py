@@ -97,10 +97,16 @@ def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
         "the masked and cloze models bert, gapper only predict gaps, and gap.enabled is false: they do nothing; "
         "set it true, or remove them"
     ]
+    # No n-gram of the whole training split: none predicts the gaps, nor a causal model, which rescores one's.
+    assert warnings({"train_fraction": [0.1]}, gap_models=()) == [
+        "the gap task takes the n-grams trained on the whole training split, and train_fraction has no 1.0: no "
+        "n-gram predicts the gaps (the blend mixes the rest alone); add 1.0 to train_fraction"
+    ]
     assert (
-        "they predict no gaps; add 1.0 to train_fraction"
+        "no n-gram predicts the gaps, nor the causal neural models small, which rescore an n-gram's candidates ("
         in warnings({"train_fraction": [0.1]}, neural={"small": {"kind": "causal"}}, gap_models=())[0]
     )
+    assert warnings({"train_fraction": [0.1], "gap": {"enabled": False}}, gap_models=()) == []
     padded = warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})
     assert len(padded) == 1 and padded[0].startswith("lmplz.vocab_pad is true, but lmplz pads only interpolated")
     assert warnings({"lmplz": {"vocab_pad": True, "interpolate_unigrams": [True, False]}}) == []

@@ -102,10 +102,16 @@ def _gap_settings(config, defaults, kinds, gap_models):
             "gap.format is set, but build_binary.format builds one format, which the gap task takes anyway; "
             "list more formats there, or drop gap.format"
         )
-    if causal and not gap_models:
+    if not gap_models:
+        # The n-grams of a sample are for the learning curve: the gap task takes those of the whole split.
+        rescoring = (
+            f", nor the causal neural models {', '.join(causal)}, which rescore an n-gram's candidates"
+            if causal
+            else ""
+        )
         yield (
-            f"the causal neural models {', '.join(causal)} rescore the gap candidates of an n-gram trained on the "
-            "whole training split, and train_fraction has no 1.0: they predict no gaps; add 1.0 to train_fraction"
+            "the gap task takes the n-grams trained on the whole training split, and train_fraction has no 1.0: no "
+            f"n-gram predicts the gaps{rescoring} (the blend mixes the rest alone); add 1.0 to train_fraction"
         )
     if not causal:
         for key in RESCORING:
