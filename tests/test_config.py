@@ -43,6 +43,9 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"corpus": {"orders": [3]}}, "corpus.orders", "orders belongs at orders (the top level): move it there"),
         ({"orders": [1, 3]}, "orders[0]", "1 is less than the minimum of 2; give what orders takes: n-gram orders"),
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'; give what orders takes"),
+        # Two items without their comma: one text.
+        ({"orders": ["2 3"]}, "orders[0]", "'2 3' is not of type 'integer' (a comma missing? write 2, 3); give what"),
+        ({"corpus": "my corpus"}, "corpus", "is not of type 'object' (corpus is a section: give its settings"),
         # A list in quotes: text, and no fix that nests it in another list.
         ({"orders": "[2, 3]"}, "orders", "is not of type 'array' (a list in quotes is text: remove the quotes)"),
         # From --config, a list left open is text too: closing it is the fix, not nesting it.

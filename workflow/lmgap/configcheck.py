@@ -22,6 +22,7 @@ INTEGER = re.compile(r"[+-]?[0-9]+")
 # What the schema's patterns refuse in every path and name: they would cut a line of a record or a log.
 CONTROL = re.compile(r"[\x00-\x1f]")
 CONTROL_NAMES = {"\n": "a line break", "\r": "a carriage return", "\t": "a tab"}
+NUMBERS = ("integer", "number")
 
 
 def _scalar(value, schema):
@@ -184,6 +185,9 @@ def refusal(error, schema, line=""):
             message += " (a `[` left open: close it with `]`)"
         else:
             message += f" (write a list: [{error.instance}])"
+    elif error.validator == "type" and error.validator_value in NUMBERS and len(str(error.instance).split()) > 1:
+        # `orders: [2 3]`: numbers of a list whose comma is missing are one text.
+        message += f" (a comma missing? write {', '.join(error.instance.split())})"
     elif error.validator == "type" and error.validator_value == "object" and error.schema.get("properties"):
         # `gap: 50`, `--config gap=50`: a section given a value, not settings.
         name, first = refused_path(error)[-1] if refused_path(error) else "", next(iter(error.schema["properties"]))
