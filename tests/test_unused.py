@@ -1,12 +1,15 @@
 """Settings that change nothing are warned of: every gap setting while the task is off, every document
 setting while the family is off (both walked from the schema), and each other idle combination."""
 
+import json
+
+import numpy as np
 import pytest
 import yaml
 
 from conftest import REPO
 from lmgap.configcheck import validate_config
-from lmgap.unused import read_defaults, unused_settings
+from lmgap.unused import capped_by_data, read_defaults, unused_settings
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 DEFAULTS = read_defaults(SCHEMA)
@@ -129,3 +132,23 @@ def test_a_comparison_setting_without_two_models_to_compare_is_named(key):
         f"add an order, a fraction, a pruning or a causal neural model, or drop {key}"
     ]
     assert warnings(nested(key, other_value(DEFAULTS[key]))) == []
+
+
+def test_gap_settings_above_what_the_data_gives_are_named_once_a_run_has_made_what_tells(tmp_path):
+    vocabulary, candidates = tmp_path / "vocabulary.json", [tmp_path / "dev-0.npz", tmp_path / "test-A.npz"]
+    vocabulary.write_text(json.dumps({"training_words": 500, "words": 600, "added_by": {}}))
+    # Gaps of 3, 0 and 7 candidates; of 2 and 5.
+    for path, offsets in zip(candidates, ([0, 3, 3, 10], [0, 2, 7]), strict=True):
+        np.savez(path, offsets=np.array(offsets), ids=np.zeros(offsets[-1], dtype=np.int64))
+    gap = {"frequent_words": 500, "top_k": 7}
+    assert list(capped_by_data(gap, vocabulary, candidates)) == []
+    said = list(capped_by_data({"frequent_words": 501, "top_k": 8}, vocabulary, candidates))
+    assert said == [
+        f"gap.frequent_words, 501, is above the 500 distinct words of the training text ({vocabulary}): each is "
+        "among every gap's candidates already; 500 or more changes nothing",
+        f"gap.top_k, 8, is above the most candidates any gap has (7, in {candidates[0]}, {candidates[1]}): every "
+        "line of out.tsv lists all of its candidates already; 7 or more changes nothing (gap.candidates_per_context "
+        "and gap.frequent_words make more)",
+    ]
+    # Before a run has made them: nothing to tell by.
+    assert list(capped_by_data({"frequent_words": 10**6, "top_k": 10**4}, tmp_path / "none", [tmp_path / "none"])) == []

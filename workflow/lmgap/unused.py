@@ -1,8 +1,10 @@
-"""Settings the schema admits that the config's other settings leave without effect, in one place:
-each is a warning that names it, what makes it idle, and what gives it an effect."""
+"""Settings the schema admits that the config's other settings leave without effect, or the data past a
+point, in one place: each is a warning that names it, what makes it idle, and what gives it an effect."""
 
+import numpy as np
 import yaml
 
+from .files import read_json
 from .models import interpolate_settings
 from .ngram.formats import format_settings
 
@@ -120,3 +122,32 @@ def _gap_settings(config, defaults, kinds, gap_models):
                     f"{key} is set, but only a causal neural model (neural: with train: or path:) reads it and "
                     f"the config has none; add one, or drop {key}"
                 )
+
+
+def capped_by_data(gap, vocabulary, candidates):
+    """Warnings for the gap settings above what the data gives, once a run has made the files that tell:
+    gap.frequent_words above the training text's distinct words (vocabulary: the run's vocabulary.json) and
+    gap.top_k above the most candidates of any gap (candidates: the splits' candidate files). Past that, either
+    changes nothing."""
+    try:
+        words = read_json(vocabulary)["training_words"]
+    except (OSError, ValueError, KeyError, TypeError):
+        words = None
+    if isinstance(words, int) and gap["frequent_words"] > words:
+        yield (
+            f"gap.frequent_words, {gap['frequent_words']:,}, is above the {words:,} distinct words of the training "
+            f"text ({vocabulary}): each is among every gap's candidates already; {words:,} or more changes nothing"
+        )
+    most = 0
+    for path in candidates:
+        try:
+            with np.load(path) as found:
+                most = max(most, int(np.diff(found["offsets"]).max(initial=0)))
+        except (OSError, ValueError, KeyError):
+            continue
+    if most and gap["top_k"] > most:
+        yield (
+            f"gap.top_k, {gap['top_k']:,}, is above the most candidates any gap has ({most:,}, in "
+            f"{', '.join(map(str, candidates))}): every line of out.tsv lists all of its candidates already; "
+            f"{most:,} or more changes nothing (gap.candidates_per_context and gap.frequent_words make more)"
+        )

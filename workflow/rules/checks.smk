@@ -33,7 +33,7 @@ from lmgap.preflight import (
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
 from lmgap.stopping import handle_in_thread
-from lmgap.unused import read_defaults, unused_settings
+from lmgap.unused import capped_by_data, read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
@@ -287,6 +287,9 @@ onsuccess:
     warn(tables_of_other_models())
     warn([None if whole else behind_targets()])
     warn([fallback_note(fallback_discounts(trained_counts()))])
+    if GAP["enabled"]:
+        candidates = expand(rules.gap_candidates.output.candidates, split=GAP_SPLITS)
+        warn(capped_by_data(GAP, rules.vocabulary.output.vocabulary, candidates))
     tables_kept()
 
 
