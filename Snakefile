@@ -58,7 +58,6 @@ rule all:
         # Their staged copies too: a table job that failed left its tables in place and its staged
         # copies gone, and Snakemake runs no job for a missing input of a job whose outputs exist.
         list(staged_copies().values()),
-        rules.provenance.output,
         # And the fetch's record, by which each run checks the corpus: a fetch that failed, or a record
         # deleted as its damage message says, would otherwise be left so by a run with nothing else due.
         rules.fetch_corpus.output.record,

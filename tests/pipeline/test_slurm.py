@@ -38,7 +38,10 @@ LOCAL_RULES = {
     "provenance",
     "document_tables",
     "plots",
-    *(f"install_{job}" for job in ("perplexity_table", "cost_table", "comparison_table", "document_tables", "plots")),
+    *(
+        f"install_{job}"
+        for job in ("perplexity_table", "cost_table", "comparison_table", "document_tables", "plots", "provenance")
+    ),
 }
 TABLES = ["perplexity.tsv", "perplexity.md", "comparison.tsv", "comparison.md", "decades.tsv", "hardest.tsv"]
 

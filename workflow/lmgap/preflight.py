@@ -116,18 +116,18 @@ def behind_inputs(outputs, inputs):
 
 
 def note_kept(kept, marker):
-    """Write marker listing the tables, plots and submission files kept from an earlier run (kept), or remove it
-    when none is."""
+    """Write marker listing the tables, plots, submission files and run record kept from an earlier run (kept), or
+    remove it when none is."""
     marker = Path(marker)
     if not kept:
         marker.unlink(missing_ok=True)
         return
     with atomic_open(marker) as out:
         out.write(
-            "# Kept from an earlier run\n\nThese tables, plots and submission files are those of an earlier run: the "
-            "last run was to write them again, and the job that makes them failed, was stopped or waited for a job "
-            "that failed (the error is in that run's log, .snakemake/log/). Once what stopped it is fixed, the next "
-            "run writes them, and this file goes.\n\n"
+            "# Kept from an earlier run\n\nThese tables, plots, submission files and run record are an earlier "
+            "run's: the last run was to write them again, and the job that makes them failed, was stopped or waited "
+            "for a job that failed (the error is in that run's log, .snakemake/log/). Once what stopped it is fixed, "
+            "the next run writes them, and this file goes.\n\n"
         )
         out.writelines(f"- {path}\n" for path in kept)
 

@@ -680,8 +680,8 @@ def table(name):
     }
 
 
-# Every table and plot, by the job that makes it: {job: {output: (file, its caption in
-# workflow/report/ or None, its category in the report)}}.
+# Every table and plot, the submission and the run's record, by the job that makes them: {job: {output:
+# (file, its caption in workflow/report/ or None, its category in the report)}}.
 RESULTS = {
     "perplexity_table": table("perplexity"),
     "cost_table": table("cost"),
@@ -698,6 +698,8 @@ RESULTS = {
         # The sha256 of each predicted split's in.tsv.xz, which lmgap submit checks the clone's against.
         "inputs": ("results/submission/inputs.json", None, None),
     },
+    # The run's own record of what made its results, in the report too.
+    "provenance": {"provenance": ("results/provenance.json", "provenance", "Run")},
 }
 # The checkpoints' outputs each table job reads, read by its install job too: Snakemake makes a job
 # anew after a checkpoint only if it reads the checkpoint's output, and a job not made anew keeps
@@ -716,6 +718,7 @@ CAPTION_PARAMS = {
     "plots": {},
     "gap_table": {"definitions": GAP_TABLE.caption()},
     "gap_submission": {},
+    "provenance": {},
 }
 
 

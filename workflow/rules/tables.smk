@@ -83,8 +83,7 @@ rule provenance:
         tools=list(every_kenlm_tool().values()),
         fingerprint=all_fingerprints,
     output:
-        # In the report too: the run's own record of what made its results.
-        provenance=report_if_made("results/provenance.json", caption="../report/provenance.rst", category="Run"),
+        **staged_outputs("provenance"),
     log:
         "logs/provenance/provenance.log",
     conda:
