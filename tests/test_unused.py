@@ -140,15 +140,23 @@ def test_gap_settings_above_what_the_data_gives_are_named_once_a_run_has_made_wh
     # Gaps of 3, 0 and 7 candidates; of 2 and 5.
     for path, offsets in zip(candidates, ([0, 3, 3, 10], [0, 2, 7]), strict=True):
         np.savez(path, offsets=np.array(offsets), ids=np.zeros(offsets[-1], dtype=np.int64))
-    gap = {"frequent_words": 500, "top_k": 7}
-    assert list(capped_by_data(gap, vocabulary, candidates)) == []
-    said = list(capped_by_data({"frequent_words": 501, "top_k": 8}, vocabulary, candidates))
-    assert said == [
-        f"gap.frequent_words, 501, is above the 500 distinct words of the training text ({vocabulary}): each is "
-        "among every gap's candidates already; 500 or more changes nothing",
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"files": {"train/expected.tsv": {"lines": 219, "sha256": ""}}}))
+    data = (vocabulary, candidates, manifest, "train")
+    gap = {"frequent_words": 500, "candidates_per_context": 500, "top_k": 7, "heldout_lines": 21}
+    assert list(capped_by_data(gap, *data)) == []
+    above = {"frequent_words": 501, "candidates_per_context": 600, "top_k": 8, "heldout_lines": 22}
+    assert list(capped_by_data(above, *data)) == [
+        f"gap.frequent_words, 501, is above the 500 distinct words of the training text ({vocabulary}): 500 or "
+        "more changes nothing",
+        f"gap.candidates_per_context, 600, is above the 500 distinct words of the training text ({vocabulary}): "
+        "500 or more changes nothing",
         f"gap.top_k, 8, is above the most candidates any gap has (7, in {candidates[0]}, {candidates[1]}): every "
         "line of out.tsv lists all of its candidates already; 7 or more changes nothing (gap.candidates_per_context "
         "and gap.frequent_words make more)",
+        f"gap.heldout_lines, 22, is above a tenth of the 219 lines of train ({manifest}), which is the most held "
+        "out: 21 or more changes nothing",
     ]
     # Before a run has made them: nothing to tell by.
-    assert list(capped_by_data({"frequent_words": 10**6, "top_k": 10**4}, tmp_path / "none", [tmp_path / "none"])) == []
+    none = (tmp_path / "none", [tmp_path / "none"], tmp_path / "none", "train")
+    assert list(capped_by_data({key: 10**6 for key in above}, *none)) == []

@@ -5,6 +5,7 @@ import numpy as np
 import yaml
 
 from .files import read_json
+from .gap.heldout import MAX_SHARE
 from .models import interpolate_settings
 from .ngram.formats import format_settings
 
@@ -124,20 +125,22 @@ def _gap_settings(config, defaults, kinds, gap_models):
                 )
 
 
-def capped_by_data(gap, vocabulary, candidates):
-    """Warnings for the gap settings above what the data gives, once a run has made the files that tell:
-    gap.frequent_words above the training text's distinct words (vocabulary: the run's vocabulary.json) and
-    gap.top_k above the most candidates of any gap (candidates: the splits' candidate files). Past that, either
-    changes nothing."""
+def capped_by_data(gap, vocabulary, candidates, manifest, train_split):
+    """Warnings for the gap settings above what the data gives, once a run has made the files that tell: the
+    training text's distinct words (vocabulary: the run's vocabulary.json) bound gap.frequent_words and
+    gap.candidates_per_context, the most candidates of any gap (candidates: the splits' candidate files)
+    gap.top_k, and a tenth of the training split's lines (manifest: the corpus's) gap.heldout_lines. Past that,
+    each changes nothing."""
     try:
         words = read_json(vocabulary)["training_words"]
     except (OSError, ValueError, KeyError, TypeError):
         words = None
-    if isinstance(words, int) and gap["frequent_words"] > words:
-        yield (
-            f"gap.frequent_words, {gap['frequent_words']:,}, is above the {words:,} distinct words of the training "
-            f"text ({vocabulary}): each is among every gap's candidates already; {words:,} or more changes nothing"
-        )
+    for key in ("frequent_words", "candidates_per_context"):
+        if isinstance(words, int) and gap[key] > words:
+            yield (
+                f"gap.{key}, {gap[key]:,}, is above the {words:,} distinct words of the training text "
+                f"({vocabulary}): {words:,} or more changes nothing"
+            )
     most = 0
     for path in candidates:
         try:
@@ -150,4 +153,13 @@ def capped_by_data(gap, vocabulary, candidates):
             f"gap.top_k, {gap['top_k']:,}, is above the most candidates any gap has ({most:,}, in "
             f"{', '.join(map(str, candidates))}): every line of out.tsv lists all of its candidates already; "
             f"{most:,} or more changes nothing (gap.candidates_per_context and gap.frequent_words make more)"
+        )
+    try:
+        lines = read_json(manifest)["files"][f"{train_split}/expected.tsv"]["lines"]
+    except (OSError, ValueError, KeyError, TypeError):
+        lines = None
+    if isinstance(lines, int) and gap["heldout_lines"] > lines // MAX_SHARE:
+        yield (
+            f"gap.heldout_lines, {gap['heldout_lines']:,}, is above a tenth of the {lines:,} lines of {train_split} "
+            f"({manifest}), which is the most held out: {lines // MAX_SHARE:,} or more changes nothing"
         )

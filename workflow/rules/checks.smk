@@ -289,7 +289,8 @@ onsuccess:
     warn([fallback_note(fallback_discounts(trained_counts()))])
     if GAP["enabled"]:
         candidates = expand(rules.gap_candidates.output.candidates, split=GAP_SPLITS)
-        warn(capped_by_data(GAP, rules.vocabulary.output.vocabulary, candidates))
+        manifest = rules.corpus_manifest.output.manifest
+        warn(capped_by_data(GAP, rules.vocabulary.output.vocabulary, candidates, manifest, config["train_split"]))
     tables_kept()
 
 
