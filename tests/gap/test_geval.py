@@ -238,6 +238,11 @@ def test_command_prints_every_digit_and_refuses_bad_files(tmp_path):
     assert digits_agree(float(printed["LogLossHashed"]), "4.11631293099392")
     eight = subprocess.run([LMGAP, "score", str(out), str(expected), "--bits", "8"], capture_output=True, text=True)
     assert eight.stdout.startswith("LogLossHashed8\t")
+    # The two files the other way round: said, with the command that gives them in order.
+    swapped = subprocess.run([LMGAP, "score", str(expected), str(out)], capture_output=True, text=True)
+    assert swapped.returncode == 2 and swapped.stdout == ""
+    assert f"{out} holds word:probability tokens and {expected} none: the two are given the other way" in swapped.stderr
+    assert swapped.stderr.rstrip().endswith(f"lmgap score {out} {expected}")
 
     out.write_text("A:0.6  B:0.4\n" * 5)
     bad = subprocess.run([LMGAP, "score", str(out), str(expected)], capture_output=True, text=True)

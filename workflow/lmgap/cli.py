@@ -2,6 +2,8 @@
 
 import argparse
 import json
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -14,9 +16,23 @@ from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
 from .gap.gonito import changed_params, copy_into, flat
 
 
+# A word:probability token, of which every line of an out.tsv holds some and an expected.tsv none.
+SCORED_TOKEN = re.compile(r"(^|\s)\S*:[0-9.]+(e-?[0-9]+)?(\s|$)")
+
+
 def score(args):
-    out_lines = read_lines(args.out)
-    metrics, _ = score_lines(out_lines, read_lines(args.expected), args.bits, str(args.out), str(args.expected))
+    out_lines, expected_lines = read_lines(args.out), read_lines(args.expected)
+    try:
+        metrics, _ = score_lines(out_lines, expected_lines, args.bits, str(args.out), str(args.expected))
+    except LmgapError as err:
+        if any(map(SCORED_TOKEN.search, expected_lines)) and not any(map(SCORED_TOKEN.search, out_lines)):
+            # The two files given the other way round: the one read as expected.tsv holds the predictions.
+            swapped = f"lmgap score {shlex.quote(str(args.expected))} {shlex.quote(str(args.out))}"
+            raise LmgapError(
+                f"{args.expected} holds word:probability tokens and {args.out} none: the two are given the other way "
+                f"round? lmgap score takes OUT_TSV first, then EXPECTED_TSV: {swapped}"
+            ) from err
+        raise
     for warning in token_warnings(out_lines, args.out):
         print(f"lmgap score: warning: {warning}", file=sys.stderr)
     for name, value in metrics.items():
