@@ -183,3 +183,13 @@ def test_records_changed_by_hand_their_shape_kept_are_named_and_the_fix_restores
     damaged["results/text/dev-0.json"] = ""
     follow_fixes(work, damaged)
     assert tables(work) == before
+
+
+def test_a_fit_deleted_as_its_damage_warning_says_is_written_again(neural_run_copy):
+    # No job reads it (docs/gap-task.md sends readers to it): the whole pipeline asks for it.
+    work = neural_run_copy()
+    fit = work / "results/gap/both/document/dev-0/fit.json"
+    written = fit.read_bytes()
+    fit.unlink()
+    done = run_pipeline(work, None)
+    assert done.jobs.get("gap_document") == 1 and fit.read_bytes() == written

@@ -171,6 +171,9 @@ def kept_results():
         systems = [system.name for system in GAP_SYSTEMS.all()]
         kept += expand(rules.gap_evaluate.output.metrics, system=systems, split=splits)
         kept += expand(SYSTEM_OUT, system=systems, split=GAP_SPLITS)
+        # The fits beside some (the document family's decay, a cloze model's temperature), which no job reads.
+        fitted = [system.name for system in GAP_SYSTEMS.all() if system.model in ("document", *NEURAL_CLOZE)]
+        kept += expand(str(Path(SYSTEM_OUT).with_name("fit.json")), system=fitted, split=GAP_SPLITS)
     return kept
 
 
