@@ -82,8 +82,8 @@ def run_pipeline(workdir, config, *targets, cores=2, check=True, wrapper=(), rep
     return done
 
 
-# The jobs that make tables, plots and the submission, each followed by the job that copies its files
-# into place.
+# The jobs that make tables, plots, the submission and the run's record, each followed by the job that
+# copies its files into place.
 TABLE_JOBS = (
     "perplexity_table",
     "cost_table",
@@ -92,6 +92,7 @@ TABLE_JOBS = (
     "plots",
     "gap_table",
     "gap_submission",
+    "provenance",
 )
 
 
