@@ -315,7 +315,8 @@ rule gap_submission:
     input:
         outs=list(submission_outs().values()),
         weights=expand(rules.gap_blend.output.weights, split=config["eval_splits"][0]),
-        provenance=rules.provenance.output.provenance,
+        # The run's record as put in place: the one the report shows.
+        provenance=rules.install_provenance.output.provenance,
     output:
         **staged_outputs("gap_submission"),
     log:
