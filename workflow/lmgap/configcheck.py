@@ -11,6 +11,7 @@ import jsonschema
 import yaml
 
 from .commands import config_option
+from .configfile import value_at
 from .corpus.place import is_url
 from .errors import LmgapError
 from .models import prune_settings
@@ -297,11 +298,9 @@ EXPECTED = {"orders": "is trained", "corpus.source": "is fetched"}
 def defaults_taken(given, checked):
     """A warning per expected setting the config as given lacks, with the default the checked config took."""
     for dotted, done in EXPECTED.items():
-        settings = given
-        for key in dotted.split("."):
-            settings = settings.get(key) if isinstance(settings, dict) else None
-        if settings is None:
-            taken = checked
-            for key in dotted.split("."):
-                taken = taken[key]
-            yield f"the config sets no {dotted} (its line deleted?): the default, {taken}, {done}"
+        key = tuple(dotted.split("."))
+        try:
+            value_at(given, key)
+        except (KeyError, TypeError):
+            # (Its section gone too, or left empty: YAML's null.)
+            yield f"the config sets no {dotted} (its line deleted?): the default, {value_at(checked, key)}, {done}"
