@@ -302,10 +302,9 @@ def damaged_warnings(installed_folders):
         # A text's record is written with the text, which deleting the record alone would leave in place.
         text = Path(path).with_suffix(".txt")
         also = f" and {text}" if record_path(text) == Path(path) and TEXT.search(str(text)) and text.is_file() else ""
-        now = f"{size:,} bytes" if size else "empty"
         yield (
-            f"{path} is damaged ({now} where its job wrote {written:,}: changed since, by hand?): a job that reads it "
-            f"will refuse it; delete it{also}, and a run writes {'them' if also else 'it'} anew where a job needs it"
+            f"{path} is damaged ({seals.resized(size, written)}): a job that reads it will refuse it; delete "
+            f"it{also}, and a run writes {'them' if also else 'it'} anew where a job needs it"
         )
 
 

@@ -112,8 +112,7 @@ def fault(path, unsealed=False):
         # A seal that does not read: the file is not known to be its job's.
         return DamagedRecord(path, f"its seal {sealed} is damaged")
     if info.st_size != written["bytes"]:
-        size = f"{info.st_size:,} bytes" if info.st_size else "empty"
-        return DamagedRecord(path, f"{size} where its job wrote {written['bytes']:,}: changed since, by hand?")
+        return DamagedRecord(path, resized(info.st_size, written["bytes"]))
     return DamagedRecord(path, "other bytes than its job wrote, as many: changed since, by hand?")
 
 
@@ -131,6 +130,11 @@ def _pending(path):
         return read_json(seal_path(path)) == PENDING
     except DamagedRecord:
         return False
+
+
+def resized(size, written):
+    """Why a file of size bytes, whose job wrote written, is damaged."""
+    return f"{f'{size:,} bytes' if size else 'empty'} where its job wrote {written:,}: changed since, by hand?"
 
 
 def sizes_changed(leave_out=()):
