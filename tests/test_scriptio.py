@@ -1,8 +1,10 @@
 """What the user is told of a job or a run: a damaged record of ours named with its fix, an
 interrupt as an interrupt, not a crash, and a table an earlier configuration left as such."""
 
+import errno
 import json
 import os
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,13 +21,14 @@ from lmgap.preflight import (
     behind_settings,
     compare_installed,
     install_staged,
+    not_placed_warning,
     planned_jobs,
     edited_warning,
     other_models_warning,
     unfinished_rules,
     unseen_changes,
 )
-from lmgap.scriptio import run
+from lmgap.scriptio import full_disk, run
 
 
 def job(tmp_path):
@@ -137,18 +140,50 @@ def test_a_result_changed_after_it_was_put_in_place_is_told_from_one_not_yet_put
     seals.unseal([installed])
     assert compare_installed({installed: staged}) == ([], [str(installed)])
     # Put in place, as its install job would (Snakemake's record of a job stopped may call it done).
-    assert install_staged({installed: staged}) == [str(installed)]
+    assert install_staged({installed: staged}) == ([str(installed)], {})
     assert installed.read_text() == "a\t1\n" and not seals.fault(installed)
     # Never an edited one, nor a staged copy changed since its job wrote it: that one is not called a copy to put in
     # place either (onstart refuses it, naming it).
     installed.write_text("a\t3\n")
     staged.write_text("a\t4\n")
-    assert install_staged({installed: staged}) == [] and installed.read_text() == "a\t3\n"
+    assert install_staged({installed: staged}) == ([], {}) and installed.read_text() == "a\t3\n"
     seals.seal([installed])
     assert compare_installed({installed: staged}) == ([], [])
     # Nothing to compare with: none.
     assert compare_installed({installed: Path("gone.tsv"), Path("gone.md"): staged}) == ([], [])
     assert edited_warning([]) is None
+
+
+def test_a_copy_that_cannot_be_put_in_place_is_named_and_left_due(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    staged, installed = Path("results/.staged/tables/table.tsv"), Path("results/tables/table.tsv")
+    for path, text in ((staged, "a\t1\n"), (installed, "a\t0\n")):
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+    seals.seal([staged])
+
+    def full(source, target):
+        raise OSError(errno.ENOSPC, "No space left on device", str(source), None, str(target))
+
+    monkeypatch.setattr(shutil, "copyfile", full)
+    placed, failed = install_staged({installed: staged})
+    assert placed == [] and list(failed) == [str(installed)] and installed.read_text() == "a\t0\n"
+    assert not list(installed.parent.glob(".*"))
+    said = not_placed_warning(failed, ["install_table"])
+    assert said.startswith(f"{installed}: an earlier run's, kept; the newer copy their job staged could not be put")
+    assert f"(No space left on device, in {installed.parent.resolve()})" in said
+    assert said.endswith("free space on that disk, then run the same command again with --forcerun install_table")
+    assert not_placed_warning({}, []) is None
+
+
+def test_a_full_disk_names_the_folder_written_not_the_one_read(tmp_path):
+    err = OSError(errno.ENOSPC, "No space left on device", "results/.staged/t.tsv", None, "results/tables/.t.tsv.tmp")
+    said = full_disk(err, ["results/tables/t.tsv"], "install_t")
+    assert said.startswith(f"no space left writing in {Path('results/tables').resolve()} (No space left on device)")
+    assert said.endswith("run the same command again with --forcerun install_t (what finished is kept)")
+    one = OSError(errno.ENOSPC, "No space left on device", "results/eval/o3/x.json")
+    assert full_disk(one, []).startswith(f"no space left writing in {Path('results/eval/o3').resolve()} ")
+    assert f"writing in {Path('out').resolve()} " in full_disk(OSError(errno.ENOSPC, "full"), ["out/a.tsv"])
 
 
 def test_a_run_s_log_gives_the_rules_of_the_jobs_it_planned_and_did_not_finish(tmp_path):

@@ -2,6 +2,7 @@
 looks a parse takes at this folder (reading only: a dry run, a lint and a report parse too)."""
 
 import csv
+import errno
 import filecmp
 import json
 import os
@@ -186,18 +187,41 @@ def compare_installed(installed):
 
 def install_staged(installed):
     """Put in place each staged copy of installed ({table or plot: the copy its job staged}) not in place, as its
-    job wrote it (its seal holds); returns them. A run stopped as an install job ran can leave Snakemake's record
-    of that job as done, with the earlier copy put back: the job would never run again."""
-    done = []
+    job wrote it (its seal holds). A run stopped as an install job ran can leave Snakemake's record of that job as
+    done, with the earlier copy put back: the job would never run again. Returns (those put in place, {each one
+    that could not be, a disk full: the error})."""
+    done, failed = [], {}
     for path, staged in installed.items():
         # (_not_in_place holds the staged copy to its seal; with the seals gone as a whole, none is known to be its
         # job's, and none is put in place.)
-        if seals.SEALS.is_dir() and _not_in_place(path, staged) == "uninstalled":
+        if not (seals.SEALS.is_dir() and _not_in_place(path, staged) == "uninstalled"):
+            continue
+        try:
             with atomic_path(path) as tmp:
                 shutil.copyfile(staged, tmp)
             seals.seal([path])
-            done.append(str(path))
-    return done
+        except OSError as err:
+            failed[str(path)] = err
+            continue
+        done.append(str(path))
+    return done, failed
+
+
+def not_placed_warning(failed, installs):
+    """The warning for the newer copies install_staged could not put in place ({path: its OSError}); installs: the
+    jobs that put them in place. Snakemake, which puts the earlier copy back when such a job fails, records the
+    job's input as the one it was given: only a --forcerun runs it again."""
+    if not failed:
+        return None
+    errors = list(failed.values())
+    folders = ", ".join(sorted({str(Path(path).parent.resolve()) for path in failed}))
+    full = any(err.errno in (errno.ENOSPC, errno.EDQUOT) for err in errors)
+    return (
+        f"{', '.join(sorted(failed))}: an earlier run's, kept; the newer copy their job staged could not be put in "
+        f"place ({errors[0].strerror}, in {folders}): "
+        + ("free space on that disk" if full else "make that folder writable")
+        + f", then run the same command again with --forcerun {' '.join(installs)}"
+    )
 
 
 def check_texts_unchanged(folder):

@@ -36,7 +36,10 @@ def run(snakemake, main):
             except OSError as err:
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):
                     raise
-                raise LmgapError(full_disk(err, snakemake.output)) from None
+                # A job that puts a table in place (update() outputs): Snakemake puts the earlier copy back, and
+                # records the input it was given, so that the next run calls the job done.
+                again = snakemake.rule if snakemake.rule.startswith("install_") else None
+                raise LmgapError(full_disk(err, snakemake.output, again)) from None
             except ModuleNotFoundError as err:
                 if err.name not in ("torch", "transformers", "tokenizers"):
                     raise
@@ -60,16 +63,17 @@ def run(snakemake, main):
             sys.stderr = console
 
 
-def full_disk(err, outputs):
+def full_disk(err, outputs, forcerun=None):
     """What to do when a job's disk filled up: the folder it was writing in (the file's, or its
-    outputs' when the error names no file) and the fix."""
-    folders = (
-        [Path(err.filename).parent] if err.filename else list(dict.fromkeys(Path(path).parent for path in outputs))
-    )
+    outputs' when the error names no file) and the fix: the same command again, with --forcerun of
+    the job where Snakemake will not run it again by itself."""
+    # A copy's error names the file read first and the one written second (shutil.copyfile, os.replace).
+    written = err.filename2 or err.filename
+    folders = [Path(written).parent] if written else list(dict.fromkeys(Path(path).parent for path in outputs))
     where = ", ".join(str(folder.resolve()) for folder in folders)
     return (
         f"no space left writing in {where} ({err.strerror}): free space on that disk, then run the "
-        "same command again (what finished is kept)"
+        f"same command again{f' with --forcerun {forcerun}' if forcerun else ''} (what finished is kept)"
     )
 
 

@@ -22,6 +22,7 @@ from lmgap.preflight import (
     damaged_warnings,
     edited_warning,
     install_staged,
+    not_placed_warning,
     note_kept,
     other_models_warning,
     planned_jobs,
@@ -161,6 +162,11 @@ onstart:
             )
 
 
+def install_jobs(paths):
+    """The jobs that put these tables, plots or submission files in place."""
+    return [f"install_{job}" for job, files in RESULTS.items() if any(path in paths for path, _, _ in files.values())]
+
+
 # What `snakemake --report` says of the tables and plots the config makes, at the top of the report
 # (workflow/report/workflow.rst): those missing, and those kept from an earlier run. Snakemake renders
 # that text with the config; the key is set once the config is checked, and no job is handed it.
@@ -185,16 +191,12 @@ if config["lmgap_report"]["kept"]:
 # A newer copy a stopped run staged and never put in place: a run with work puts it in place as it starts
 # (put_in_place); one with nothing to do runs no hook, and Snakemake's record may call its install job done.
 if config["lmgap_report"]["uninstalled"]:
-    installs = [
-        f"install_{job}"
-        for job, files in RESULTS.items()
-        if any(path in config["lmgap_report"]["uninstalled"] for path, _, _ in files.values())
-    ]
     warn(
         [
             f"{', '.join(config['lmgap_report']['uninstalled'])}: a newer copy their job made is staged and not in "
-            "place (a run stopped as it was put in place); a run with jobs to do puts it in place as it starts, "
-            f"and one with nothing to do does so given --forcerun {' '.join(installs)}"
+            "place (a run stopped, or failed, as it was put in place); a run with jobs to do puts it in place as it "
+            "starts, and one with nothing to do does so given --forcerun "
+            + " ".join(install_jobs(config["lmgap_report"]["uninstalled"]))
         ]
     )
 warn([unseen_changes(PROVENANCE, experiment_settings()), behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
@@ -207,7 +209,7 @@ warn(damaged_warnings(INSTALLED_FOLDERS))
 def put_in_place():
     """Put in place the tables, plots and submission files whose new copy their job staged and a stopped run
     left unplaced (lmgap.preflight.install_staged), and say so."""
-    placed = install_staged(staged_copies())
+    placed, failed = install_staged(staged_copies())
     if placed:
         warn(
             [
@@ -215,6 +217,7 @@ def put_in_place():
                 "its job that puts them in place had run"
             ]
         )
+    warn([not_placed_warning(failed, install_jobs(failed))])
 
 
 def tables_kept(log=None):
@@ -232,11 +235,15 @@ def tables_kept(log=None):
                 if Path(path).is_file():
                     Path(staged(path)).unlink(missing_ok=True)
     kept = sorted(kept_from_an_earlier_run())
-    note_kept(kept, KEPT)
+    try:
+        note_kept(kept, KEPT)
+        listed = f"listed in {KEPT}"
+    except OSError as err:
+        listed = f"{KEPT} could not be written: {err.strerror}"
     if kept:
         warn(
             [
-                f"{', '.join(kept)}: kept from an earlier run (listed in {KEPT}): the job that was to write them "
+                f"{', '.join(kept)}: kept from an earlier run ({listed}): the job that was to write them "
                 "again failed, was stopped, or waited for a job that failed; once what stopped it is fixed, the "
                 "next run writes them"
             ]
