@@ -20,6 +20,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     compare_installed,
+    given_touch,
     install_staged,
     not_placed_warning,
     planned_jobs,
@@ -242,6 +243,16 @@ def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_
     assert behind_settings(provenance, experiment, marker) is None and not marker.exists()
     assert behind_settings(provenance, changed, marker) is None
     assert behind_settings(tmp_path / "none.json", changed, marker, whole=True) is None
+    # A run given --touch (its log records the command): Snakemake then records the jobs as run with the config.
+    touched = tmp_path / "touched.log"
+    touched.write_text(f"  Command: .venv/bin/snakemake --cores 2 --touch\n{whole.read_text()}")
+    assert given_touch(str(touched)) and not given_touch(str(whole))
+    said = behind_settings(provenance, changed, marker, whole=True, touched=given_touch(str(touched)))
+    assert "(comparison.seed, orders): a run given --touch marked them up to date without making" in said
+    assert ".snakemake/metadata/" not in said and said.endswith(
+        "Run with --forceall to make every result this config's"
+    )
+    assert behind_settings(provenance, changed, marker) == said
 
 
 def test_outputs_older_than_an_input_or_with_one_missing_are_behind(tmp_path):

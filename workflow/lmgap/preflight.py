@@ -277,12 +277,13 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
     )
 
 
-def behind_settings(provenance_path, experiment, marker, whole=None):
+def behind_settings(provenance_path, experiment, marker, whole=None, touched=False):
     """Results of other settings than experiment, where provenance_path's record says so: after a run of the
     whole pipeline (whole: it planned a job of all), Snakemake's records of some runs are gone (a job run since
     .snakemake/ was deleted wrote records of its own, so unseen_changes is silent) and it saw no changed
-    setting: marker is left, and every parse (whole None) warns until the results are this config's; after a
-    run limited to targets (whole False), the rest is as it was."""
+    setting, or the run was given --touch (touched), which records the jobs as run with the config's settings:
+    marker is left, saying which, and every parse (whole None) warns until the results are this config's;
+    after a run limited to targets (whole False), the rest is as it was."""
     marker = Path(marker)
     changed = changed_settings(provenance_path, experiment)
     if not changed:
@@ -298,14 +299,30 @@ def behind_settings(provenance_path, experiment, marker, whole=None):
         )
     if whole:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.write_text("".join(f"{key}\n" for key in changed))
+        marker.write_text("".join(f"{key}\n" for key in [TOUCHED] * touched + changed))
     elif not marker.is_file():
         return None
-    return (
-        f"{settings}, and a run of the whole pipeline did not make them again: Snakemake's records of those runs "
-        "(.snakemake/metadata/) are gone, and without them it sees no changed setting. Run with --forceall to "
-        "make every result this config's"
-    )
+    if TOUCHED in marker.read_text().splitlines():
+        why = (
+            ": a run given --touch marked them up to date without making them again, and Snakemake now records "
+            "them as made with this config"
+        )
+    else:
+        why = (
+            ", and a run of the whole pipeline did not make them again: Snakemake's records of those runs "
+            "(.snakemake/metadata/) are gone, and without them it sees no changed setting"
+        )
+    return f"{settings}{why}. Run with --forceall to make every result this config's"
+
+
+# The first line of behind_settings' marker after a run given --touch.
+TOUCHED = "# --touch"
+
+
+def given_touch(logs):
+    """Whether the run whose logs these are was given --touch (-t): the command line its log records."""
+    command = re.search(r"^\s*Command: (.*)$", planned_jobs(logs)[1], flags=re.M)
+    return bool(command) and bool({"--touch", "-t"} & set(command.group(1).split()))
 
 
 def edited_warning(edited):

@@ -21,6 +21,7 @@ from lmgap.preflight import (
     corpus_warnings,
     damaged_warnings,
     edited_warning,
+    given_touch,
     install_staged,
     not_placed_warning,
     note_kept,
@@ -290,7 +291,7 @@ onsuccess:
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
     whole = "all" in planned_jobs(log)[0]
-    warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole)])
+    warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole, given_touch(log))])
     warn(tables_of_other_models())
     warn([None if whole else behind_targets()])
     warn([fallback_note(fallback_discounts(trained_counts()))])
