@@ -1,7 +1,10 @@
 """What the pipeline says when something is off: the file, the line, the fix; warnings for what it
 accepts but is likely a mistake, on the console and in the run's log."""
 
+import shutil
+
 import pytest
+import yaml
 
 from conftest import PERPLEXITY_TABLE, REPO, demo_corpus, run_pipeline
 
@@ -168,3 +171,18 @@ def test_write_protected_tables_are_named_in_one_line_before_any_job(tmp_path, s
         said = done.stdout + done.stderr
         assert done.returncode != 0 and f"cannot write to {folder.resolve()} {says}" in said, said[-3000:]
         assert "Traceback" not in said and "Select jobs to execute" not in said
+
+
+def test_a_touch_over_a_changed_setting_is_named_as_why_the_results_are_behind(demo_run, tmp_path):
+    # --touch records the jobs as run with the config's settings: the results stay the earlier settings'.
+    work = tmp_path / "work"
+    shutil.copytree(demo_run / "work", work, symlinks=True)
+    config = yaml.safe_load((work / "config.yaml").read_text())
+    touched = run_pipeline(work, {**config, "comparison": {"seed": 7}}, "--touch")
+    said = "(comparison.seed): a run given --touch marked them up to date without making them again"
+    assert said in touched.stderr and "Run with --forceall to make every result this config's" in touched.stderr
+    # Every parse says it, not blaming records that are there; the --forceall it gives plans the table's job (a
+    # dry run prints on stdout).
+    planned = run_pipeline(work, None, "-n", "--forceall")
+    assert said in planned.stdout and ".snakemake/metadata/" not in planned.stdout
+    assert "comparison_table" in planned.stdout
