@@ -79,6 +79,15 @@ def sent(folder):
     assert sorted(pushed.stdout.splitlines()) == sorted(map(str, files))
 
 
+def removed(folder):
+    """A folder where a file goes, with what it holds: removed, and nothing beside it."""
+    path = folder / "t.tsv"
+    (path / "inner").mkdir(parents=True)
+    (folder / "beside.tsv").write_text(TEXT)
+    yield commands.remove(path)
+    assert not path.exists() and (folder / "beside.tsv").read_text() == TEXT
+
+
 def given_with_config(folder, value, means):
     """A setting given as a target: the option that gives it, --config, at the end of the user's command, which
     Snakemake reads as KEY=YAML (a stand-in snakemake, first on the PATH, keeps the arguments it was given)."""
@@ -112,6 +121,7 @@ CASES = {
     "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),
     "send_submission": (commands.send_submission, sent),
     "run_pipeline": (commands.run_pipeline, pipeline_run),
+    "remove": (commands.remove, removed),
     "config_option": (
         commands.config_option,
         lambda folder: given_with_config(folder, "[0, 1]", lambda text: yaml.safe_load(text) == {"prune": [0, 1]}),

@@ -5,6 +5,7 @@ import errno
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,6 +21,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     compare_installed,
+    damaged_warnings,
     given_touch,
     install_staged,
     not_placed_warning,
@@ -29,6 +31,7 @@ from lmgap.preflight import (
     unfinished_rules,
     unseen_changes,
 )
+from lmgap.atomic import atomic_path
 from lmgap.scriptio import full_disk, run
 
 
@@ -267,3 +270,56 @@ def test_outputs_older_than_an_input_or_with_one_missing_are_behind(tmp_path):
     assert behind_inputs([table], [record, other]) is True
     # An output missing: named otherwise (kept, or the report's missing ones).
     assert behind_inputs([table, other], [record]) is None
+
+
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        ("results/tables/t.tsv/", "results/tables/t.tsv is a folder where the run keeps a file"),
+        ("results/tables", "results/tables is a file where the run makes a folder"),
+        ("results", "results is a file where the run makes a folder"),
+    ],
+)
+def test_a_folder_where_a_file_goes_or_a_file_where_a_folder_goes_is_named_with_its_removal(
+    tmp_path, monkeypatch, capsys, make, says
+):
+    monkeypatch.chdir(tmp_path)
+    if make.endswith("/"):
+        Path(make).mkdir(parents=True)
+    else:
+        Path(make).parent.mkdir(parents=True, exist_ok=True)
+        Path(make).write_text("by hand\n")
+
+    def write_table(log):
+        with atomic_path("results/tables/t.tsv") as tmp:
+            Path(tmp).write_text("a\n")
+
+    with pytest.raises(SystemExit):
+        run(job(tmp_path), write_table)
+    said = capsys.readouterr().err
+    removal = f"rm -r -- {tmp_path / make.rstrip('/')}"
+    assert f"lmgap error in rule perplexity_table: {says}: remove it ({removal}), then run the same command" in said
+    # The removal it prints, run, clears the way.
+    subprocess.run(["bash", "-c", removal], check=True)
+    run(job(tmp_path), write_table)
+    assert Path("results/tables/t.tsv").read_text() == "a\n"
+
+
+def test_a_folder_in_a_record_s_place_is_named_at_the_parse_with_its_removal(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    record = Path("results/eval/o3/dev-0.json")
+    record.parent.mkdir(parents=True)
+    record.write_text("{}\n")
+    seals.seal([record])
+    record.unlink()
+    (record / "inner").mkdir(parents=True)
+    # The seal older than the folder, as any hand's change after a run is.
+    os.utime(seals.seal_path(record), ns=(0, 0))
+    [said] = damaged_warnings(["results/tables"])
+    removal = f"rm -r -- {tmp_path / record}"
+    assert said == (
+        f"{record} is a folder where its job wrote a file: remove it ({removal}), and a run writes the file anew "
+        "where a job needs it"
+    )
+    subprocess.run(["bash", "-c", removal], check=True)
+    assert not record.exists() and list(damaged_warnings(["results/tables"])) == []

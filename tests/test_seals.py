@@ -191,7 +191,9 @@ def test_results_without_their_seals_folder_are_warned_of_with_the_one_round_fix
 
 def test_files_whose_size_is_not_their_seal_s_are_found_without_a_read():
     text = json.dumps(RECORD) + "\n"
-    records = {name: Path(f"results/eval/{name}.json") for name in ("cut", "emptied", "grown", "same size", "again")}
+    records = {
+        name: Path(f"results/eval/{name}.json") for name in ("cut", "emptied", "grown", "same size", "again", "folder")
+    }
     records["cut"].parent.mkdir()
     for path in records.values():
         path.write_text(text)
@@ -208,9 +210,13 @@ def test_files_whose_size_is_not_their_seal_s_are_found_without_a_read():
     pending.parent.mkdir(parents=True)
     seals.await_benchmark(pending)
     pending.write_text("s\n1.0\n")
+    # A folder in a record's place.
+    records["folder"].unlink()
+    records["folder"].mkdir()
     assert seals.sizes_changed() == [
         (str(records["cut"]), 9, len(text)),
         (str(records["emptied"]), 0, len(text)),
+        (str(records["folder"]), None, len(text)),
         (str(records["grown"]), len(text) + 3, len(text)),
     ]
     assert seals.sizes_changed(leave_out=[Path("results/eval")]) == []

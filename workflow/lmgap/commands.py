@@ -42,6 +42,11 @@ def latin1_to_utf8(path):
     return _replace(f"iconv -f latin1 -t utf-8 {quoted_file(path)}", path)
 
 
+def remove(path):
+    """A file or a folder removed, with what it holds."""
+    return f"rm -r -- {quoted_file(path)}"
+
+
 def config_option(setting, value):
     """The option that gives a setting (a dotted key: KEY.SUB) the value text, --config, which takes no dot in a
     key: nested as a mapping. Put last on a command line (--config takes every word after it)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import seals
 from .atomic import atomic_open, atomic_path
+from .commands import remove
 from .errors import LmgapError
 from .corpus.textrecord import TEXT, read_text_record, record_path
 from .files import read_json, sha256
@@ -341,6 +342,12 @@ def damaged_warnings(installed_folders):
     """A warning per file under results/ whose size is not the one its job wrote, before any job meets it: a dry
     run plans the jobs as if it were whole. (Tables and plots in place: edited_warning.)"""
     for path, size, written in seals.sizes_changed(leave_out=[Path(folder) for folder in installed_folders]):
+        if size is None:
+            yield (
+                f"{path} is a folder where its job wrote a file: remove it ({remove(path)}), and a run writes the "
+                "file anew where a job needs it"
+            )
+            continue
         # A text's record is written with the text, which deleting the record alone would leave in place.
         text = Path(path).with_suffix(".txt")
         also = f" and {text}" if record_path(text) == Path(path) and TEXT.search(str(text)) and text.is_file() else ""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import seals
 from .atomic import atomic_path
+from .commands import remove
 from .corpus.place import corpus_root
 from .corpus.textrecord import check_texts
 from .errors import LmgapError
@@ -34,6 +35,9 @@ def run(snakemake, main):
                 # (With the digest of its params: what a run limited to targets left behind is told by them.)
                 seals.seal(snakemake.output, dict(getattr(snakemake, "params", {}).items()))
             except OSError as err:
+                in_the_way = not_a_file(err) if err.errno in (errno.EISDIR, errno.ENOTDIR, errno.EEXIST) else None
+                if in_the_way:
+                    raise LmgapError(in_the_way) from None
                 if err.errno not in (errno.ENOSPC, errno.EDQUOT):
                     raise
                 # A job that puts a table in place (update() outputs): Snakemake puts the earlier copy back, and
@@ -61,6 +65,28 @@ def run(snakemake, main):
             raise
         finally:
             sys.stderr = console
+
+
+def not_a_file(err):
+    """What to do when a folder lies where a job writes a file, or a file where it makes a folder (by hand, or a
+    copy of another run's): the one in the way, and its removal; None where the error names neither."""
+    written = err.filename2 or err.filename
+    if not written:
+        return None
+    path = Path(written)
+    if err.errno == errno.EISDIR and path.is_dir():
+        in_the_way, kind = path, "a folder where the run keeps a file"
+    else:
+        # (ENOTDIR: a file among the folders above the one written; EEXIST: a folder to make is a file. No job
+        # creates a file exclusively.)
+        in_the_way = next((where for where in [path, *path.parents] if where.is_file()), None)
+        kind = "a file where the run makes a folder"
+    if in_the_way is None:
+        return None
+    return (
+        f"{in_the_way} is {kind}: remove it ({remove(in_the_way)}), then run the same command again (what finished "
+        "is kept)"
+    )
 
 
 def full_disk(err, outputs, forcerun=None):

@@ -139,9 +139,9 @@ def resized(size, written):
 
 def sizes_changed(leave_out=()):
     """(path, size, size sealed) of each sealed file under results/ whose size is not the one its job wrote: a
-    record cut, emptied or added to, told with no read of the file. Only a file newer than its seal is held to
-    it (a stat of each and a read of the seal): one its job wrote since is sealed anew. leave_out: folders whose
-    files have checks of their own."""
+    record cut, emptied or added to, told with no read of the file; size None where a folder took its place. Only
+    a file newer than its seal is held to it (a stat of each and a read of the seal): one its job wrote since is
+    sealed anew. leave_out: folders whose files have checks of their own."""
     found = []
     for sealed in sorted(SEALS.rglob("*.seal")) if SEALS.is_dir() else []:
         relative = sealed.relative_to(SEALS)
@@ -156,7 +156,9 @@ def sizes_changed(leave_out=()):
         except (OSError, DamagedRecord, KeyError, TypeError):
             # Gone, or a pending or damaged seal: what reads the file says so.
             continue
-        if info.st_size != written:
+        if path.is_dir():
+            found.append((str(path), None, written))
+        elif info.st_size != written:
             found.append((str(path), info.st_size, written))
     return found
 

@@ -233,7 +233,7 @@ def tables_kept(log=None):
     for job in RESULTS:
         if job in unfinished:
             for path, _, _ in RESULTS[job].values():
-                if Path(path).is_file():
+                if Path(path).is_file() and not Path(staged(path)).is_dir():
                     Path(staged(path)).unlink(missing_ok=True)
     kept = sorted(kept_from_an_earlier_run())
     try:
