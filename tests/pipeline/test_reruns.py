@@ -312,9 +312,10 @@ def test_turning_discount_fallback_on_trains_the_same_models_to_the_same_figures
     assert "Fingerprint o3's binary (results/models/o3/fingerprint.json). If it is the bytes it was" in said
     assert jobs_planned(work, changed)["query"] == 2
     # The gap table keeps the query and gap jobs in the run, which must find nothing to do.
-    jobs, _ = rerun(work, changed, PERPLEXITY_TABLE, GAP_TABLE)
+    jobs, done = rerun(work, changed, PERPLEXITY_TABLE, GAP_TABLE)
     # The same folders, trained again: lmplz estimated every discount, so nothing changes, and
-    # nothing scores them again (the query and gap jobs read a binary by its fingerprint).
+    # nothing scores them again (the query and gap jobs read a binary by its fingerprint). The run says so.
+    assert "lmplz.discount_fallback is true, but lmplz estimated every discount of every model" in done.stderr
     assert jobs["train"] == jobs["install_model"] == 2
     assert jobs.keys() <= {"train", "install_model", "model_fingerprint", *TABLES}, jobs
     after = {row["model"]: row for row in read_table(work)}

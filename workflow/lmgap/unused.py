@@ -163,3 +163,21 @@ def capped_by_data(gap, vocabulary, candidates, manifest, train_split):
             f"gap.heldout_lines, {gap['heldout_lines']:,}, is above a tenth of the {lines:,} lines of {train_split} "
             f"({manifest}), which is the most held out: {lines // MAX_SHARE:,} or more changes nothing"
         )
+
+
+def fallback_unneeded(lmplz, counts, models):
+    """The warning for lmplz.discount_fallback set where lmplz estimated every discount of every model (counts:
+    {model: its ngram_counts.json}, once every one of models has one): the flag changed no model."""
+    if not lmplz["discount_fallback"] or not models or set(counts) != set(models):
+        return None
+    try:
+        taken = [read_json(path)["fallback_discounts"] for path in counts.values()]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if any(taken):
+        return None
+    return (
+        "lmplz.discount_fallback is true, but lmplz estimated every discount of every model (each ngram_counts.json "
+        "under results/models/ records none taken): it changes no model; drop it (it is for a text too small or "
+        "too odd for lmplz's estimates)"
+    )

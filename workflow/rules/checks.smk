@@ -35,7 +35,7 @@ from lmgap.preflight import (
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
 from lmgap.stopping import handle_in_thread
-from lmgap.unused import capped_by_data, read_defaults, unused_settings
+from lmgap.unused import capped_by_data, fallback_unneeded, read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
@@ -295,6 +295,7 @@ onsuccess:
     warn(tables_of_other_models())
     warn([None if whole else behind_targets()])
     warn([fallback_note(fallback_discounts(trained_counts()))])
+    warn([fallback_unneeded(config["lmplz"], trained_counts(), MODELS)])
     if GAP["enabled"]:
         candidates = expand(rules.gap_candidates.output.candidates, split=GAP_SPLITS)
         manifest = rules.corpus_manifest.output.manifest
