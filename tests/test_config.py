@@ -8,7 +8,13 @@ import pytest
 import yaml
 
 from conftest import REPO, demo_corpus, jobs_planned, run_pipeline
-from lmgap.configcheck import defaults_taken, located, refuse_setting_as_target, validate_config
+from lmgap.configcheck import (
+    check_corpus_given,
+    defaults_taken,
+    located,
+    refuse_setting_as_target,
+    validate_config,
+)
 from lmgap.configfile import check_config_file
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
@@ -243,3 +249,20 @@ def test_a_refusal_the_schema_cannot_make_is_named_at_its_line_as_the_schema_s_a
 def test_an_expected_setting_the_config_lacks_is_said_with_the_default_taken(given, said):
     checked = validate_config(copy.deepcopy(given), SCHEMA)
     assert list(defaults_taken(given, checked)) == [f"the config sets no {text}" for text in said]
+
+
+@pytest.mark.parametrize("corpus", [None, {}])
+def test_a_corpus_block_left_empty_is_refused_at_its_line_not_fetched(corpus):
+    # Its source: line deleted: the default would fetch the whole challenge and train every model again on it.
+    given = {"corpus": corpus, "orders": [2]}
+    with pytest.raises(LmgapError) as refused:
+        check_corpus_given(given)
+    said = located(str(refused.value), given, {("corpus",): (5, corpus)})
+    assert said == (
+        "config: corpus (config.yaml line 5): holds no setting (its source: line deleted?): put source: under it, "
+        "two spaces in (the corpus's folder, or the challenge's git URL), or delete the corpus: line to fetch the "
+        "challenge's repository"
+    )
+    # No corpus: at all, or one with another setting, takes the default source, and says so as it starts.
+    check_corpus_given({"orders": [2]})
+    check_corpus_given({"corpus": {"commit": None}})

@@ -295,6 +295,18 @@ def refuse_setting_as_target(setting, value):
 EXPECTED = {"orders": "is trained", "corpus.source": "is fetched"}
 
 
+def check_corpus_given(given):
+    """Refuse a corpus: block left empty (its source: line deleted, say), where the default it would take is a
+    fetch of the whole challenge's repository and every model trained again on it. A config without corpus: at
+    all takes that default, said as it starts (defaults_taken)."""
+    if "corpus" in given and not given["corpus"]:
+        raise LmgapError(
+            "corpus: holds no setting (its source: line deleted?): put source: under it, two spaces in (the "
+            "corpus's folder, or the challenge's git URL), or delete the corpus: line to fetch the challenge's "
+            "repository"
+        )
+
+
 def defaults_taken(given, checked):
     """A warning per expected setting the config as given lacks, with the default the checked config took."""
     for dotted, done in EXPECTED.items():

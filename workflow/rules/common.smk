@@ -7,7 +7,7 @@ import math
 import os
 from pathlib import Path
 
-from lmgap.configcheck import located, validate_config
+from lmgap.configcheck import check_corpus_given, located, validate_config
 from lmgap.corpus.fetch import required_files
 from lmgap.corpus.place import CLONE_DIR
 from lmgap.corpus.place import corpus_root as lmgap_corpus_root
@@ -43,6 +43,10 @@ SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 SOURCE_GIVEN = isinstance(config.get("corpus"), dict) and "source" in config["corpus"]
 # The config as given, for the lines of the refusals the schema cannot make (configcheck.located).
 GIVEN = copy.deepcopy(config)
+try:
+    check_corpus_given(GIVEN)
+except LmgapError as err:
+    raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
 try:
     config = validate_config(config, SCHEMA, CONFIG_FILE_SETTINGS)
 except LmgapError as err:
