@@ -20,6 +20,7 @@ from lmgap.neural.settings import saved_config
 from lmgap.preflight import (
     behind_inputs,
     behind_settings,
+    check_texts_unchanged,
     compare_installed,
     damaged_warnings,
     given_touch,
@@ -32,6 +33,7 @@ from lmgap.preflight import (
     unseen_changes,
 )
 from lmgap.atomic import atomic_path
+from lmgap.corpus.textrecord import write_text_record
 from lmgap.scriptio import full_disk, run
 
 
@@ -323,3 +325,23 @@ def test_a_folder_in_a_record_s_place_is_named_at_the_parse_with_its_removal(tmp
     )
     subprocess.run(["bash", "-c", removal], check=True)
     assert not record.exists() and list(damaged_warnings(["results/tables"])) == []
+
+
+def test_a_folder_in_a_text_s_place_is_refused_before_any_job_with_its_removal(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = Path("results/text/dev-0.txt")
+    text.parent.mkdir(parents=True)
+    text.write_text("a b c\n")
+    write_text_record(text)
+    check_texts_unchanged(text.parent)
+    text.unlink()
+    (text / "inner").mkdir(parents=True)
+    removal = f"rm -r -- {tmp_path / text}"
+    with pytest.raises(LmgapError) as refused:
+        check_texts_unchanged(text.parent)
+    assert str(refused.value) == (
+        f"{text} is a folder where its job wrote a text: remove it ({removal}), then run the same command again: "
+        "the job that next needs it writes it anew from the corpus"
+    )
+    subprocess.run(["bash", "-c", removal], check=True)
+    check_texts_unchanged(text.parent)

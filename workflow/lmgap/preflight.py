@@ -231,7 +231,14 @@ def check_texts_unchanged(folder):
     than its record is read and held to the record's sha256; one merely touched or copied passes."""
     for text in sorted(Path(folder).glob("*.txt")):
         record = record_path(text)
-        if not record.is_file() or text.stat().st_mtime <= record.stat().st_mtime:
+        if not record.is_file():
+            continue
+        if text.is_dir():
+            raise LmgapError(
+                f"{text} is a folder where its job wrote a text: remove it ({remove(text)}), then run the same "
+                "command again: the job that next needs it writes it anew from the corpus"
+            )
+        if text.stat().st_mtime <= record.stat().st_mtime:
             continue
         written = read_text_record(text)
         if sha256(text) == written["sha256"]:
