@@ -123,3 +123,20 @@ def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(n
     # The whole pipeline brings them up to date, and says nothing of the kind.
     again = run_pipeline(work, None, *changed)
     assert again.jobs.get("gap_table") == 1 and "limited to its targets" not in again.stderr
+
+
+def test_a_staged_copy_a_killed_job_left_unsealed_stops_no_run_that_makes_it_again(neural_run_copy):
+    # A table job killed after writing a file and before sealing it (the last thing a job does) leaves it
+    # unsealed. A run that makes it again does not refuse it; one that would install it as it is does.
+    work = neural_run_copy()
+    for table in ("gap.tsv", "comparison.tsv"):
+        (work / f"results/.seals/.staged/tables/{table}.seal").unlink()
+    refused = run_pipeline(work, None, "--forcerun", "gap_table", check=False)
+    said = refused.stdout + refused.stderr
+    assert refused.returncode and not refused.jobs, said[-3000:]
+    assert "results/.staged/tables/comparison.tsv is damaged (it has no seal" in said
+    assert "results/.staged/tables/gap.tsv is damaged" not in said
+    # Its fix, followed: both are written again and put in place.
+    (work / "results/.staged/tables/comparison.tsv").unlink()
+    done = run_pipeline(work, None, "--forcerun", "gap_table")
+    assert done.jobs["gap_table"] == done.jobs["comparison_table"] == 1 and not (work / KEPT).exists()

@@ -140,9 +140,13 @@ onstart:
         check_writable(["results", "logs", INSTALLED_FOLDERS[0], *made])
         check_texts_unchanged(Path(SPLIT_TEXT).parent)
         # A staged copy changed by hand would fail its install job: refused before any job, with the
-        # others the run would meet. (Without any seal, results of earlier code: each is written again by
-        # its job before it is installed.)
-        seals.check(staged_copies().values(), unsealed=not seals.SEALS.is_dir())
+        # others the run would meet. Not one whose job this run makes again (a run killed as it wrote it left
+        # it unsealed), nor, without any seal, results of earlier code: each is written again by its job
+        # before it is installed.
+        planned = planned_jobs(log)[0]
+        remade = [staged(path) for job in RESULTS if job in planned for path, _, _ in RESULTS[job].values()]
+        held = [copy for copy in staged_copies().values() if copy not in remade]
+        seals.check(held, unsealed=not seals.SEALS.is_dir())
     except LmgapError as err:
         # (A setting's refusal, corpus.commit's, at its line in config.yaml.)
         raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
