@@ -187,10 +187,13 @@ config["lmgap_report"] = {
 warn([edited_warning(config["lmgap_report"]["edited"])])
 # Kept from an earlier run: a run given one of them as its target has nothing to do and runs no hook.
 if config["lmgap_report"]["kept"]:
+    # (KEPT is written as a run ends: a run killed, or a staged copy deleted by hand, left none.)
+    listed = Path(KEPT).is_file() and all(path in Path(KEPT).read_text() for path in config["lmgap_report"]["kept"])
     warn(
         [
-            f"{', '.join(config['lmgap_report']['kept'])}: an earlier run's, kept (listed in {KEPT}) since the job "
-            "that was to write them again failed or was stopped: a run without targets writes them"
+            f"{', '.join(config['lmgap_report']['kept'])}: an earlier run's, kept"
+            + (f" (listed in {KEPT})" if listed else "")
+            + " since the job that was to write them again failed or was stopped: a run without targets writes them"
         ]
     )
 # A newer copy a stopped run staged and never put in place: a run with work puts it in place as it starts
