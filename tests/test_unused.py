@@ -157,6 +157,13 @@ def test_gap_settings_above_what_the_data_gives_are_named_once_a_run_has_made_wh
         f"gap.heldout_lines, 22, is above a tenth of the 219 lines of train ({manifest}), which is the most held "
         "out: 21 or more changes nothing",
     ]
+    # Said of the settings the config sets only: a default sized for the real corpus is no one's choice.
+    assert list(capped_by_data(above, *data, given={"top_k": 8})) == [
+        f"gap.top_k, 8, is above the most candidates any gap has (7, in {candidates[0]}, {candidates[1]}): every "
+        "line of out.tsv lists all of its candidates already; 7 or more changes nothing (gap.candidates_per_context "
+        "and gap.frequent_words make more)",
+    ]
+    assert list(capped_by_data(above, *data, given={})) == []
     # Before a run has made them: nothing to tell by.
     none = (tmp_path / "none", [tmp_path / "none"], tmp_path / "none", "train")
     assert list(capped_by_data({key: 10**6 for key in above}, *none)) == []

@@ -306,7 +306,12 @@ onsuccess:
     if GAP["enabled"]:
         candidates = expand(rules.gap_candidates.output.candidates, split=GAP_SPLITS)
         manifest = rules.corpus_manifest.output.manifest
-        warn(capped_by_data(GAP, rules.vocabulary.output.vocabulary, candidates, manifest, config["train_split"]))
+        given = GIVEN.get("gap") if isinstance(GIVEN.get("gap"), dict) else {}
+        warn(
+            capped_by_data(
+                GAP, rules.vocabulary.output.vocabulary, candidates, manifest, config["train_split"], given
+            )
+        )
     tables_kept()
 
 
