@@ -52,6 +52,8 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         # Two items without their comma: one text.
         ({"orders": ["2 3"]}, "orders[0]", "'2 3' is not of type 'integer' (a comma missing? write 2, 3); give what"),
         ({"corpus": "my corpus"}, "corpus", "is not of type 'object' (corpus is a section: give its settings"),
+        # A yes or no written as text.
+        ({"keep_arpa": "yes"}, "keep_arpa", "'yes' is not of type 'boolean' (write true or false, unquoted); give"),
         # A list in quotes: text, and no fix that nests it in another list.
         ({"orders": "[2, 3]"}, "orders", "is not of type 'array' (a list in quotes is text: remove the quotes)"),
         # From --config, a list left open is text too: closing it is the fix, not nesting it.

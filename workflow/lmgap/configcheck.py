@@ -186,6 +186,9 @@ def refusal(error, schema, line=""):
             message += " (a `[` left open: close it with `]`)"
         else:
             message += f" (write a list: [{error.instance}])"
+    elif error.validator == "type" and error.validator_value == "boolean":
+        # `keep_arpa: "yes"`, `enabled: 1`: a yes or no written as text or a number.
+        message += " (write true or false, unquoted)"
     elif error.validator == "type" and error.validator_value in NUMBERS and len(str(error.instance).split()) > 1:
         # `orders: [2 3]`: numbers of a list whose comma is missing are one text.
         message += f" (a comma missing? write {', '.join(error.instance.split())})"
