@@ -149,6 +149,11 @@ FAULTS = {
         "dev-0/in.tsv.xz is corrupt or truncated",
     ),
     "no dev-0": (lambda clone: shutil.rmtree(clone / "dev-0"), "has no dev-0/in.tsv.xz"),
+    "no clone at all": (lambda clone: shutil.rmtree(clone), r"is no folder \(it does not exist\): give the folder"),
+    "a file for the clone": (
+        lambda clone: (shutil.rmtree(clone), clone.write_text("notes\n")),
+        r"is no folder: give the folder of a clone",
+    ),
     "a split it does not predict": (
         lambda clone: xz(clone / "test-B/in.tsv.xz", ["a"]),
         "a split the pipeline does not predict",
@@ -185,10 +190,10 @@ def test_every_class_of_clone_not_to_copy_into_is_refused_and_left_as_it_was(sub
     submission, clone = submission_and_clone
     change, says = FAULTS[fault]
     change(clone)
-    before = files_of(clone)
+    before = files_of(clone) if clone.is_dir() else clone.exists() and clone.read_bytes()
     with pytest.raises(LmgapError, match=says):
         copy_into(submission, clone)
-    assert files_of(clone) == before
+    assert (files_of(clone) if clone.is_dir() else clone.exists() and clone.read_bytes()) == before
 
 
 def without(name):

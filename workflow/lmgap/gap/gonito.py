@@ -131,6 +131,11 @@ def copy_into(folder, clone):
     """Copy a submission into a clone of the challenge, once its files are as the run wrote them and
     the clone's splits the ones it predicted, losing nothing of the clone's; returns the files copied."""
     folder, clone = Path(folder), Path(clone)
+    if not clone.is_dir():
+        raise LmgapError(
+            f"{clone} is no folder{' (it does not exist)' if not clone.exists() else ''}: give the folder of a clone "
+            "of the challenge (git clone git://gonito.net/challenging-america-word-gap-prediction)"
+        )
     splits, record = submitted_splits(folder)
     files = [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
     # gonito scores the challenge's dev-* and test-* splits (train/ is its training data).
