@@ -71,13 +71,14 @@ def not_a_file(err):
     """What to do when a folder lies where a job writes a file, or a file where it makes a folder (by hand, or a
     copy of another run's): the one in the way, and its removal; None where the error names neither."""
     written = err.filename2 or err.filename
-    if not written:
+    # (A link's EEXIST names two files: no folder is made there.)
+    if not written or (err.errno == errno.EEXIST and err.filename2):
         return None
     path = Path(written)
     if err.errno == errno.EISDIR and path.is_dir():
         in_the_way, kind = path, "a folder where the run keeps a file"
     else:
-        # (ENOTDIR: a file among the folders above the one written; EEXIST: a folder to make is a file. No job
+        # (ENOTDIR: a file among the folders above the one written; EEXIST: a folder to make is a file, as no job
         # creates a file exclusively.)
         in_the_way = next((where for where in [path, *path.parents] if where.is_file()), None)
         kind = "a file where the run makes a folder"
