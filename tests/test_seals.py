@@ -71,6 +71,16 @@ def test_a_job_seals_what_it_writes_and_the_next_refuses_it_changed_by_hand(tmp_
         (lambda path: path.write_text(path.read_text()[:20]), r"20 bytes where its job wrote \d+"),
         (lambda path: seals.seal_path(path).write_text("{"), r"its seal results/\.seals/dev-0\.json\.seal is damaged"),
         (lambda path: seals.seal_path(path).write_text("{}"), r"its seal results/\.seals/dev-0\.json\.seal is damaged"),
+        # A seal's size as text, beside a file cut short: the seal is named, not a crash on its size.
+        (
+            lambda path: (
+                seals.seal_path(path).write_text(
+                    json.dumps({**json.loads(seals.seal_path(path).read_text()), "bytes": "970"})
+                ),
+                path.write_text("{}"),
+            ),
+            r"its seal results/\.seals/dev-0\.json\.seal is damaged",
+        ),
     ],
 )
 def test_a_file_or_its_seal_damaged_is_named(damage, why):
@@ -213,6 +223,13 @@ def test_files_whose_size_is_not_their_seal_s_are_found_without_a_read():
     # A folder in a record's place.
     records["folder"].unlink()
     records["folder"].mkdir()
+    # A seal whose size is text: damaged, said where the file is read, not here (a parse must not crash on it).
+    odd = Path("results/eval/odd.json")
+    odd.write_text(text)
+    seals.seal([odd])
+    seals.seal_path(odd).write_text(json.dumps({**json.loads(seals.seal_path(odd).read_text()), "bytes": "9"}))
+    odd.write_text(text[:9])
+    os.utime(seals.seal_path(odd), ns=(0, 0))
     assert seals.sizes_changed() == [
         (str(records["cut"]), 9, len(text)),
         (str(records["emptied"]), 0, len(text)),

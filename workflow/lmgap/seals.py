@@ -97,6 +97,8 @@ def fault(path, unsealed=False):
         return DamagedRecord(path, f"it has no seal at {sealed}: written or its seal removed by hand?")
     try:
         written = read_json(sealed)
+        if not _shaped(written):
+            raise TypeError(f"{sealed} holds no seal's fields")
         info = os.stat(path)
         # The size and times sealed: taken unread (no edit keeps the inode's change time, which no hand can set
         # back). Else its bytes decide (a copy, a touch pass).
@@ -114,6 +116,16 @@ def fault(path, unsealed=False):
     if info.st_size != written["bytes"]:
         return DamagedRecord(path, resized(info.st_size, written["bytes"]))
     return DamagedRecord(path, "other bytes than its job wrote, as many: changed since, by hand?")
+
+
+def _shaped(seal, fields=("bytes", "mtime_ns", "sha256")):
+    """Whether a seal read holds its fields with their types: sizes and times whole numbers, the digest text."""
+    if not isinstance(seal, dict):
+        return False
+    kinds = {"bytes": int, "mtime_ns": int, "sha256": str}
+    return all(
+        isinstance(seal.get(field), kinds[field]) and not isinstance(seal.get(field), bool) for field in fields
+    )
 
 
 def await_benchmark(path):
@@ -155,6 +167,9 @@ def sizes_changed(leave_out=()):
             written = read_json(sealed)["bytes"]
         except (OSError, DamagedRecord, KeyError, TypeError):
             # Gone, or a pending or damaged seal: what reads the file says so.
+            continue
+        if not _shaped({"bytes": written}, ("bytes",)):
+            # A seal of the wrong shape is damaged, as fault says when a job reads the file.
             continue
         if path.is_dir():
             found.append((str(path), None, written))
