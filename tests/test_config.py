@@ -60,6 +60,7 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"orders": "[2,3"}, "orders", "is not of type 'array' (a `[` left open: close it with `]`)"),
         # One form of the setting takes a list: what it refuses in this one, not that no form takes it.
         ({"build_binary": {"format": ["probing", "probing"]}}, "build_binary.format", "has non-unique elements"),
+        ({"gap": {"document": {"decays": [10, 10]}}}, "gap.document.decays", "has non-unique elements"),
         # A list written without its brackets, where one form is a list: one text, the list shown.
         (
             {"build_binary": {"format": "probing, trie-q8b8"}},
