@@ -123,9 +123,7 @@ def _shaped(seal, fields=("bytes", "mtime_ns", "sha256")):
     if not isinstance(seal, dict):
         return False
     kinds = {"bytes": int, "mtime_ns": int, "sha256": str}
-    return all(
-        isinstance(seal.get(field), kinds[field]) and not isinstance(seal.get(field), bool) for field in fields
-    )
+    return all(isinstance(seal.get(field), kinds[field]) and not isinstance(seal.get(field), bool) for field in fields)
 
 
 def await_benchmark(path):
