@@ -52,6 +52,13 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         # Two items without their comma: one text.
         ({"orders": ["2 3"]}, "orders[0]", "'2 3' is not of type 'integer' (a comma missing? write 2, 3); give what"),
         ({"corpus": "my corpus"}, "corpus", "is not of type 'object' (corpus is a section: give its settings"),
+        # A comment glued to its value is part of it: the space before # is the fix, not a comma.
+        ({"gap": {"top_k": "50# fifty"}}, "gap.top_k", "(a # starts a comment only after a space: write 50  # fifty)"),
+        (
+            {"train_fraction": "1.0# all"},
+            "train_fraction",
+            "(a # starts a comment only after a space: write 1.0  # all)",
+        ),
         # A yes or no written as text.
         ({"keep_arpa": "yes"}, "keep_arpa", "'yes' is not of type 'boolean' (write true or false, unquoted); give"),
         # A list in quotes: text, and no fix that nests it in another list.

@@ -177,6 +177,15 @@ def refusal(error, schema, line=""):
     if error.validator == "type" and error.instance is None:
         # `orders:` with nothing after it: YAML's null, not a value the user meant.
         message = "it has no value (nothing after its colon)"
+    elif (
+        error.validator == "type"
+        and isinstance(error.instance, str)
+        and re.search(r"\S#", error.instance)
+        and _yaml_or_none(error.instance.split("#")[0].strip()) is not None
+    ):
+        # `top_k: 50# fifty`: a # starts a comment only after a space; glued to the value, it is part of it.
+        value, comment = (part.strip() for part in error.instance.split("#", 1))
+        message += f" (a # starts a comment only after a space: write {value}  # {comment})"
     elif error.validator == "type" and "array" in str(error.validator_value) and not isinstance(error.instance, list):
         if isinstance(error.instance, str) and isinstance(_yaml_or_none(error.instance), list):
             # `orders: "[2, 3]"`: a list in quotes is text.
