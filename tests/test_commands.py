@@ -88,6 +88,25 @@ def removed(folder):
     assert not path.exists() and (folder / "beside.tsv").read_text() == TEXT
 
 
+def moved_aside(folder):
+    """A folder holding a file of the user's, where the run keeps a file: moved aside, the file in it kept."""
+    path = folder / "t.tsv"
+    path.mkdir()
+    (path / "mine.tsv").write_text(TEXT)
+    yield commands.move_aside(path)
+    assert not path.exists() and (folder / "t.tsv.aside/mine.tsv").read_text() == TEXT
+
+
+def cleared(folder, holds):
+    """What clear_the_way gives: a folder holding something moved aside, an empty one removed."""
+    path = folder / "t.tsv"
+    path.mkdir()
+    if holds:
+        (path / "mine.tsv").write_text(TEXT)
+    yield commands.clear_the_way(path).split(": ", 1)[1]
+    assert not path.exists() and (folder / "t.tsv.aside").exists() == holds
+
+
 def given_with_config(folder, value, means):
     """A setting given as a target: the option that gives it, --config, at the end of the user's command, which
     Snakemake reads as KEY=YAML (a stand-in snakemake, first on the PATH, keeps the arguments it was given)."""
@@ -122,6 +141,9 @@ CASES = {
     "send_submission": (commands.send_submission, sent),
     "run_pipeline": (commands.run_pipeline, pipeline_run),
     "remove": (commands.remove, removed),
+    "move_aside": (commands.move_aside, moved_aside),
+    "clear_the_way of a folder holding a file": (commands.clear_the_way, lambda folder: cleared(folder, True)),
+    "clear_the_way of an empty folder": (commands.clear_the_way, lambda folder: cleared(folder, False)),
     "config_option": (
         commands.config_option,
         lambda folder: given_with_config(folder, "[0, 1]", lambda text: yaml.safe_load(text) == {"prune": [0, 1]}),

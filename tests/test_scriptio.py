@@ -23,6 +23,7 @@ from lmgap.preflight import (
     check_texts_unchanged,
     compare_installed,
     damaged_warnings,
+    folders_in_place,
     given_touch,
     install_staged,
     not_placed_warning,
@@ -300,7 +301,7 @@ def test_a_folder_where_a_file_goes_or_a_file_where_a_folder_goes_is_named_with_
         run(job(tmp_path), write_table)
     said = capsys.readouterr().err
     removal = f"rm -r -- {tmp_path / make.rstrip('/')}"
-    assert f"lmgap error in rule perplexity_table: {says}: remove it ({removal}), then run the same command" in said
+    assert f"lmgap error in rule perplexity_table: {says}: remove it: {removal}; then run the same command" in said
     # The removal it prints, run, clears the way.
     subprocess.run(["bash", "-c", removal], check=True)
     run(job(tmp_path), write_table)
@@ -314,17 +315,20 @@ def test_a_folder_in_a_record_s_place_is_named_at_the_parse_with_its_removal(tmp
     record.write_text("{}\n")
     seals.seal([record])
     record.unlink()
-    (record / "inner").mkdir(parents=True)
+    (record / "mine.txt").parent.mkdir(parents=True)
+    (record / "mine.txt").write_text("kept\n")
     # The seal older than the folder, as any hand's change after a run is.
     os.utime(seals.seal_path(record), ns=(0, 0))
     [said] = damaged_warnings(["results/tables"])
-    removal = f"rm -r -- {tmp_path / record}"
+    # It holds a file: moved aside, not removed.
+    aside = f"mv -- {tmp_path / record} {tmp_path / record}.aside"
     assert said == (
-        f"{record} is a folder where its job wrote a file: remove it ({removal}), and a run writes the file anew "
-        "where a job needs it"
+        f"{record} is a folder where its job wrote a file: move it aside, keeping what it holds: {aside}; a run "
+        "writes the file anew"
     )
-    subprocess.run(["bash", "-c", removal], check=True)
+    subprocess.run(["bash", "-c", aside], check=True)
     assert not record.exists() and list(damaged_warnings(["results/tables"])) == []
+    assert Path(f"{record}.aside/mine.txt").read_text() == "kept\n"
 
 
 def test_a_folder_in_a_text_s_place_is_refused_before_any_job_with_its_removal(tmp_path, monkeypatch):
@@ -335,13 +339,27 @@ def test_a_folder_in_a_text_s_place_is_refused_before_any_job_with_its_removal(t
     write_text_record(text)
     check_texts_unchanged(text.parent)
     text.unlink()
-    (text / "inner").mkdir(parents=True)
+    text.mkdir()
     removal = f"rm -r -- {tmp_path / text}"
     with pytest.raises(LmgapError) as refused:
         check_texts_unchanged(text.parent)
     assert str(refused.value) == (
-        f"{text} is a folder where its job wrote a text: remove it ({removal}), then run the same command again: "
+        f"{text} is a folder where its job wrote a text: remove it: {removal}; then run the same command again: "
         "the job that next needs it writes it anew from the corpus"
     )
     subprocess.run(["bash", "-c", removal], check=True)
     check_texts_unchanged(text.parent)
+
+
+def test_folders_where_the_run_puts_tables_are_named_at_every_parse(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table, plot = Path("results/tables/gap.tsv"), Path("results/plots/hit_ratios.png")
+    (table / "mine.tsv").parent.mkdir(parents=True)
+    (table / "mine.tsv").write_text("a\n")
+    plot.mkdir(parents=True)
+    assert folders_in_place([table, plot, Path("results/tables/gap.md")]) == (
+        f"{table} is a folder where the run puts a file: move it aside, keeping what it holds: mv -- "
+        f"{tmp_path / table} {tmp_path / table}.aside; {plot} is a folder where the run puts a file: remove it: "
+        f"rm -r -- {tmp_path / plot}; then run the pipeline again to put the run's copy there"
+    )
+    assert folders_in_place([Path("results/tables/gap.md")]) is None

@@ -47,6 +47,19 @@ def remove(path):
     return f"rm -r -- {quoted_file(path)}"
 
 
+def move_aside(path):
+    """A file or a folder moved beside itself, under the name with .aside added, what it holds kept."""
+    return f"mv -- {quoted_file(path)} {quoted_file(f'{path}.aside')}"
+
+
+def clear_the_way(path):
+    """A folder or file where the run keeps the other, cleared: an empty folder or a file removed, a folder
+    holding anything moved aside (it may hold the user's own files)."""
+    if Path(path).is_dir() and any(Path(path).iterdir()):
+        return f"move it aside, keeping what it holds: {move_aside(path)}"
+    return f"remove it: {remove(path)}"
+
+
 def config_option(setting, value):
     """The option that gives a setting (a dotted key: KEY.SUB) the value text, --config, which takes no dot in a
     key: nested as a mapping. Put last on a command line (--config takes every word after it)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import seals
 from .atomic import atomic_open, atomic_path
-from .commands import remove
+from .commands import clear_the_way
 from .errors import LmgapError
 from .corpus.textrecord import TEXT, read_text_record, record_path
 from .files import read_json, sha256
@@ -235,8 +235,8 @@ def check_texts_unchanged(folder):
             continue
         if text.is_dir():
             raise LmgapError(
-                f"{text} is a folder where its job wrote a text: remove it ({remove(text)}), then run the same "
-                "command again: the job that next needs it writes it anew from the corpus"
+                f"{text} is a folder where its job wrote a text: {clear_the_way(text)}; then run the same command "
+                "again: the job that next needs it writes it anew from the corpus"
             )
         if text.stat().st_mtime <= record.stat().st_mtime:
             continue
@@ -333,6 +333,17 @@ def given_touch(logs):
     return bool(command) and bool({"--touch", "-t"} & set(command.group(1).split()))
 
 
+def folders_in_place(paths):
+    """The warning for folders where the run puts tables, plots or submission files (paths): no install job
+    runs again for them while Snakemake's record calls it done."""
+    found = [path for path in paths if Path(path).is_dir()]
+    if not found:
+        return None
+    return "; ".join(f"{path} is a folder where the run puts a file: {clear_the_way(path)}" for path in found) + (
+        "; then run the pipeline again to put the run's copy there"
+    )
+
+
 def edited_warning(edited):
     """The warning for tables and plots changed since a run put them in place (see compare_installed)."""
     if not edited:
@@ -350,10 +361,7 @@ def damaged_warnings(installed_folders):
     run plans the jobs as if it were whole. (Tables and plots in place: edited_warning.)"""
     for path, size, written in seals.sizes_changed(leave_out=[Path(folder) for folder in installed_folders]):
         if size is None:
-            yield (
-                f"{path} is a folder where its job wrote a file: remove it ({remove(path)}), and a run writes the "
-                "file anew where a job needs it"
-            )
+            yield f"{path} is a folder where its job wrote a file: {clear_the_way(path)}; a run writes the file anew"
             continue
         # A text's record is written with the text, which deleting the record alone would leave in place.
         text = Path(path).with_suffix(".txt")

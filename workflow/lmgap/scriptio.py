@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import seals
 from .atomic import atomic_path
-from .commands import remove
+from .commands import clear_the_way
 from .corpus.place import corpus_root
 from .corpus.textrecord import check_texts
 from .errors import LmgapError
@@ -85,8 +85,7 @@ def not_a_file(err):
     if in_the_way is None:
         return None
     return (
-        f"{in_the_way} is {kind}: remove it ({remove(in_the_way)}), then run the same command again (what finished "
-        "is kept)"
+        f"{in_the_way} is {kind}: {clear_the_way(in_the_way)}; then run the same command again (what finished is kept)"
     )
 
 

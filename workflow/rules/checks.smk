@@ -21,6 +21,7 @@ from lmgap.preflight import (
     corpus_warnings,
     damaged_warnings,
     edited_warning,
+    folders_in_place,
     given_touch,
     install_staged,
     not_placed_warning,
@@ -184,7 +185,7 @@ config["lmgap_report"] = {
 }
 # A table changed by hand is newer than its inputs: Snakemake has nothing to do and runs no hook, so
 # the parse is where it is said (a few small files compared).
-warn([edited_warning(config["lmgap_report"]["edited"])])
+warn([edited_warning(config["lmgap_report"]["edited"]), folders_in_place(results_made())])
 # Kept from an earlier run: a run given one of them as its target has nothing to do and runs no hook.
 if config["lmgap_report"]["kept"]:
     # (KEPT is written as a run ends: a run killed, or a staged copy deleted by hand, left none.)
