@@ -7,6 +7,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
 from lmgap import cli
 from lmgap.errors import LmgapError
@@ -66,8 +67,11 @@ def submission_and_clone(tmp_path):
     )
     (tmp_path / "weights.json").write_text(json.dumps(WEIGHTS))
     inputs = {"weights": [tmp_path / "weights.json"], "provenance": tmp_path / "provenance.json"}
-    write_submission(outs, inputs, {"gonito": tmp_path / "submission" / "gonito.yaml"})
-    return tmp_path / "submission", clone
+    # In a run folder, as a run writes it (RUN/results/submission, RUN/config.yaml).
+    submission = tmp_path / "run/results/submission"
+    write_submission(outs, inputs, {"gonito": submission / "gonito.yaml"})
+    (tmp_path / "run/config.yaml").write_text(yaml.safe_dump(EXPERIMENT))
+    return submission, clone
 
 
 def test_a_clone_whose_split_is_not_the_one_predicted_is_refused_by_its_digest(submission_and_clone):
@@ -233,9 +237,19 @@ def test_a_submission_without_its_record_of_inputs_is_refused(submission_and_clo
     submission, clone = submission_and_clone
     (submission / "inputs.json").unlink()
     before = files_of(clone)
-    with pytest.raises(LmgapError, match=r"has no inputs.json, the record of the inputs it predicted"):
+    with pytest.raises(LmgapError, match=r"has no inputs.json, the record of the inputs it predicted: run the pipel"):
         copy_into(submission, clone)
     assert files_of(clone) == before
+    # A copy outside any run folder: no run writes it anew, and no run command is made up for it.
+    copy = submission.parents[2] / "copied"
+    shutil.copytree(submission, copy)
+    with pytest.raises(LmgapError) as refused:
+        copy_into(copy, clone)
+    assert str(refused.value).endswith(
+        f"give --submission the results/submission of the run that made it ({copy} is no run folder's "
+        "results/submission, which a run writes anew)"
+    )
+    assert "snakemake" not in str(refused.value) and files_of(clone) == before
 
 
 def test_a_second_submit_of_what_the_clone_holds_committed_says_so_and_prints_nothing_to_send(
@@ -291,7 +305,7 @@ def test_a_new_submission_replaces_the_one_an_earlier_submit_copied_and_nobody_c
     submission, clone = submission_and_clone
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
     # A new run makes another submission: the clone's uncommitted copy is lmgap's own, and is replaced.
-    root = submission.parent
+    root = submission.parents[2]
     (root / "dev-0.out.tsv").write_text("of:0.5 :0.5\nthe:0.5 :0.5\n")
     outs = {split: root / f"{split}.out.tsv" for split in ("dev-0", "test-A")}
     inputs = {"weights": [root / "weights.json"], "provenance": root / "provenance.json"}

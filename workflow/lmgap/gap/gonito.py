@@ -119,7 +119,8 @@ def submitted_splits(folder):
     if not (folder / YAML).is_file():
         raise LmgapError(
             f"{folder.resolve()} holds no {YAML}: run lmgap submit in the folder the pipeline ran in, or "
-            f"give --submission its results/submission; a run writes it ({run_pipeline(run_folder(folder))})"
+            "give --submission its results/submission"
+            + (f"; a run writes it ({run_pipeline(run_folder(folder))})" if run_folder(folder) else "")
         )
     written = read_inputs(folder)
     check_as_written(folder, [Path(YAML)], written)
@@ -180,18 +181,31 @@ def copy_into(folder, clone):
 
 
 def run_folder(submission):
-    """The run folder of a submission folder (RUN/results/submission)."""
-    return Path(submission).resolve().parent.parent
+    """The run folder of a submission folder (RUN/results/submission), where it is one (RUN holds a config.yaml);
+    else None."""
+    run = Path(submission).resolve().parent.parent
+    is_run = Path(submission).resolve() == run / "results/submission" and (run / "config.yaml").is_file()
+    return run if is_run else None
+
+
+def write_anew(folder, delete=False):
+    """How a submission folder is written anew: its run again, where it is a run folder's results/submission (and
+    deleted first, where delete); else, from the run that made it."""
+    run = run_folder(folder)
+    if run is None:
+        return (
+            f"give --submission the results/submission of the run that made it ({Path(folder).resolve()} is no run "
+            "folder's results/submission, which a run writes anew)"
+        )
+    first = f"delete {folder} and " if delete else ""
+    return f"{first}run the pipeline again ({run_pipeline(run)}) to write the submission anew"
 
 
 def read_inputs(folder):
     """The submission's record (inputs.json): the sha256 of each file the run wrote and of each split's
     in.tsv.xz it predicted."""
     if not (folder / INPUTS).is_file():
-        raise LmgapError(
-            f"{folder} has no {INPUTS}, the record of the inputs it predicted: run the pipeline again "
-            f"({run_pipeline(run_folder(folder))}) to write the submission anew"
-        )
+        raise LmgapError(f"{folder} has no {INPUTS}, the record of the inputs it predicted: {write_anew(folder)}")
     try:
         written = read_json(folder / INPUTS)
     except DamagedRecord as err:
@@ -209,10 +223,7 @@ def recorded(folder, written, name):
 
 
 def damaged_inputs(folder, why):
-    return LmgapError(
-        f"{folder / INPUTS} is damaged ({why}): delete {folder} and run the pipeline again "
-        f"({run_pipeline(run_folder(folder))}) to write the submission anew; nothing was copied"
-    )
+    return LmgapError(f"{folder / INPUTS} is damaged ({why}): {write_anew(folder, delete=True)}; nothing was copied")
 
 
 def check_as_written(folder, files, written):
@@ -223,8 +234,7 @@ def check_as_written(folder, files, written):
         if found != recorded(folder, written, str(relative)):
             raise LmgapError(
                 f"{folder / relative} is not the file the run wrote (sha256 {found}, the run's record: "
-                f"{written[str(relative)]}): delete {folder} and run the pipeline again "
-                f"({run_pipeline(run_folder(folder))}) to write the submission anew; nothing was copied"
+                f"{written[str(relative)]}): {write_anew(folder, delete=True)}; nothing was copied"
             )
 
 
