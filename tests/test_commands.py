@@ -58,6 +58,13 @@ def compressed(folder):
     assert lzma.decompress(path.read_bytes()) == TEXT.encode()
 
 
+def decompressed_once(folder):
+    path = folder / "in.tsv.xz"
+    path.write_bytes(lzma.compress(lzma.compress(TEXT.encode())))
+    yield commands.decompress_once(path)
+    assert lzma.decompress(path.read_bytes()) == TEXT.encode()
+
+
 def reencoded(folder):
     path = folder / "expected.tsv"
     path.write_bytes(TEXT.encode("latin1"))
@@ -137,6 +144,7 @@ CASES = {
     "recompress bzcat": (commands.recompress, lambda folder: recompressed(folder, "bzcat", bz2.compress)),
     "recompress a damaged file": (commands.recompress, recompress_of_damaged),
     "compress": (commands.compress, compressed),
+    "decompress_once": (commands.decompress_once, decompressed_once),
     "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),
     "send_submission": (commands.send_submission, sent),
     "run_pipeline": (commands.run_pipeline, pipeline_run),

@@ -146,8 +146,9 @@ def test_a_folder_in_another_layout_says_so(tmp_path):
     [
         (gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `{ zcat "),
         (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c "),
+        (lzma.compress(lzma.compress(b"a\tb\n")), "is xz-compressed twice: decompress it once with `xz -dc "),
     ],
-    ids=["gzip", "plain"],
+    ids=["gzip", "plain", "xz twice"],
 )
 def test_an_xz_file_in_another_format_is_named_with_its_format(tmp_path, corpus_repo, data, kind):
     repo, _, _ = corpus_repo

@@ -37,6 +37,11 @@ def compress(path):
     return _replace(f"xz -c {quoted_file(path)}", path)
 
 
+def decompress_once(path):
+    """An xz file compressed twice, as xz once, in place."""
+    return _replace(f"xz -dc {quoted_file(path)}", path)
+
+
 def latin1_to_utf8(path):
     """A Latin-1 text file as UTF-8, in place."""
     return _replace(f"iconv -f latin1 -t utf-8 {quoted_file(path)}", path)

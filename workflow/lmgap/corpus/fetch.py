@@ -1,6 +1,7 @@
 """Fetch the corpus (a git URL or a local directory), check it and write its manifest."""
 
 import hashlib
+import lzma
 import os
 import shutil
 import socket
@@ -9,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ..atomic import atomic_path, write_json
-from ..commands import compress, latin1_to_utf8, recompress
+from ..commands import compress, decompress_once, latin1_to_utf8, recompress
 from ..errors import LmgapError
 from ..files import count_text_lines, head_commit, read_json, sha256
 from .place import is_url
@@ -204,10 +205,22 @@ OTHER_FORMATS = {
 }
 
 
+def _inner_head(path):
+    """The first bytes an xz file holds, read without the rest; None where it does not read (its readers name
+    that)."""
+    try:
+        with lzma.open(path) as handle:
+            return handle.read(len(XZ_MAGIC))
+    except (lzma.LZMAError, EOFError):
+        return None
+
+
 def check_xz(path):
     """An .xz file that is really another format gets a message saying which, and how to convert it."""
     with open(path, "rb") as handle:
         head = handle.read(len(XZ_MAGIC))
+    if head == XZ_MAGIC and _inner_head(path) == XZ_MAGIC:
+        raise LmgapError(f"{path} is xz-compressed twice: decompress it once with `{decompress_once(path)}`")
     if head == XZ_MAGIC or not head:
         return
     for magic, (kind, reader) in OTHER_FORMATS.items():
