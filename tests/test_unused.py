@@ -9,7 +9,7 @@ import yaml
 
 from conftest import REPO
 from lmgap.configcheck import validate_config
-from lmgap.unused import capped_by_data, fallback_unneeded, read_defaults, unused_settings
+from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, read_defaults, unused_settings
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 DEFAULTS = read_defaults(SCHEMA)
@@ -182,3 +182,17 @@ def test_discount_fallback_where_lmplz_estimated_every_discount_is_named(tmp_pat
     counts["o3"].write_text(json.dumps({"fallback_discounts": []}))
     assert fallback_unneeded({"discount_fallback": False}, counts, ["o2", "o3"]) is None
     assert fallback_unneeded({"discount_fallback": True}, counts, ["o2", "o3", "o4"]) is None
+
+
+def test_a_training_fraction_whose_sample_keeps_every_line_is_named(tmp_path):
+    whole, most, half = tmp_path / "train.json", tmp_path / "train-frac0.9999.json", tmp_path / "train-frac0.5.json"
+    whole.write_text(json.dumps({"bytes": 900, "lines": 219, "sha256": "a" * 64}))
+    most.write_text(json.dumps({"bytes": 900, "lines": 219, "sha256": "a" * 64}))
+    half.write_text(json.dumps({"bytes": 450, "lines": 110, "sha256": "b" * 64}))
+    assert fractions_whole({0.9999: most, 0.5: half}, whole) == (
+        f"train_fraction 0.9999 keeps all 219 lines of the training split ({whole}): its models are trained on the "
+        "whole split, as 1.0's are; give a smaller share, or drop it"
+    )
+    # A sample of fewer lines, or none written yet: nothing to say.
+    assert fractions_whole({0.5: half, 0.25: tmp_path / "none.json"}, whole) is None
+    assert fractions_whole({0.9999: most}, tmp_path / "none.json") is None

@@ -184,3 +184,28 @@ def fallback_unneeded(lmplz, counts, models):
         "under results/models/ records none taken): it changes no model; drop it (it is for a text too small or "
         "too odd for lmplz's estimates)"
     )
+
+
+def fractions_whole(samples, whole):
+    """The warning for training fractions whose sample holds every line of the split (samples: {fraction: its
+    sample's text record}, whole: the split's text record; each written by a run): their models are the whole
+    split's, as a share of a small split rounds up to all of it."""
+    try:
+        every = read_json(whole)
+    except (OSError, ValueError):
+        return None
+    found = []
+    for fraction, record in sorted(samples.items()):
+        try:
+            sample = read_json(record)
+        except (OSError, ValueError):
+            continue
+        if isinstance(sample, dict) and isinstance(every, dict) and sample.get("sha256") == every.get("sha256"):
+            found.append(fraction)
+    if not found:
+        return None
+    lines = every.get("lines")
+    return (
+        f"train_fraction {', '.join(map(str, found))} keeps all {lines:,} lines of the training split ({whole}): its "
+        "models are trained on the whole split, as 1.0's are; give a smaller share, or drop it"
+    )

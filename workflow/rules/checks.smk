@@ -36,7 +36,8 @@ from lmgap.preflight import (
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
 from lmgap.stopping import handle_in_thread
-from lmgap.unused import capped_by_data, fallback_unneeded, read_defaults, unused_settings
+from lmgap.models import fraction_label
+from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
@@ -304,6 +305,12 @@ onsuccess:
     warn([None if whole else behind_targets()])
     warn([fallback_note(fallback_discounts(trained_counts()))])
     warn([fallback_unneeded(config["lmplz"], trained_counts(), MODELS)])
+    samples = {
+        fraction: text_record(FRACTION_TEXT.format(split=config["train_split"], fraction=fraction_label(fraction)))
+        for fraction in TRAIN_FRACTIONS
+        if fraction != 1
+    }
+    warn([fractions_whole(samples, text_record(SPLIT_TEXT.format(split=config["train_split"])))])
     if GAP["enabled"]:
         candidates = expand(rules.gap_candidates.output.candidates, split=GAP_SPLITS)
         manifest = rules.corpus_manifest.output.manifest
