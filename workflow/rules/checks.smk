@@ -9,6 +9,7 @@ from lmgap.configcheck import defaults_taken
 from lmgap.configfile import keep_copy
 from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable, read_gap_words, uncompressed_mb
 from lmgap.gap.gonito import changed_params
+from lmgap.models import fraction_label
 from lmgap.preflight import (
     behind_inputs,
     behind_settings,
@@ -36,7 +37,6 @@ from lmgap.preflight import (
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
 from lmgap.stopping import handle_in_thread
-from lmgap.models import fraction_label
 from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
