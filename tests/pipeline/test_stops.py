@@ -140,3 +140,15 @@ def test_a_staged_copy_a_killed_job_left_unsealed_stops_no_run_that_makes_it_aga
     (work / "results/.staged/tables/comparison.tsv").unlink()
     done = run_pipeline(work, None, "--forcerun", "gap_table")
     assert done.jobs["gap_table"] == done.jobs["comparison_table"] == 1 and not (work / KEPT).exists()
+
+
+def test_a_deleted_split_fingerprint_hides_no_changed_setting(neural_run_copy):
+    # A job whose inputs wait on the split_fingerprint checkpoint is held to its outputs alone: with the
+    # checkpoint's output deleted, a changed setting downstream ran nothing, silently ("Nothing to be done").
+    work = neural_run_copy()
+    table = work / "results/tables/comparison.tsv"
+    before = table.read_bytes()
+    (work / "results/corpus/splits/dev-0.json").unlink()
+    done = run_pipeline(work, None, "--config", 'comparison={"seed": 7}')
+    assert done.jobs.get("comparison_table") == 1 and (work / "results/corpus/splits/dev-0.json").is_file()
+    assert table.read_bytes() != before

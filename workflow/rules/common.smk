@@ -163,6 +163,9 @@ def kept_results():
     splits = config["eval_splits"]
     models = sorted(MODELS)
     kept = [
+        # Each split's fingerprint: a job whose inputs wait on a checkpoint is held to its outputs alone, so
+        # with one deleted, a changed setting downstream would rerun nothing (the checkpoint not due either).
+        *expand(rules.split_fingerprint.output.fingerprint, split=CORPUS_SPLITS),
         *expand(rules.install_model.output.binary, model=models),
         *expand(rules.install_model.output.counts, model=models),
         *expand(rules.install_model.output.usage, model=models),
