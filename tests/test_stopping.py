@@ -63,3 +63,26 @@ def test_a_default_or_ignored_signal_and_one_handled_in_a_thread_already_stay_as
         assert signal.getsignal(signal.SIGUSR1) is wrapped and wrapped.in_thread
     finally:
         signal.signal(signal.SIGUSR1, before)
+
+
+HANGUP = textwrap.dedent(
+    """
+    import os, signal, sys, threading
+    from lmgap.stopping import handle_in_thread, hangup_as_term
+
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda number, frame: stopped.set())
+    if sys.argv[1] == "nohup":
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    handle_in_thread()
+    hangup_as_term()
+    os.kill(os.getpid(), signal.SIGHUP)
+    print("stopped" if stopped.wait(5) else "went on")
+    """
+)
+
+
+@pytest.mark.parametrize("how, says", [("terminal", "stopped\n"), ("nohup", "went on\n")])
+def test_a_hangup_stops_the_run_as_sigterm_does_unless_it_is_ignored(how, says):
+    done = subprocess.run([sys.executable, "-c", HANGUP, how], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stdout == says, done.stderr

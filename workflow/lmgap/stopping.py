@@ -24,3 +24,12 @@ def handle_in_thread(signum=signal.SIGTERM):
 
     in_thread.in_thread = True
     signal.signal(signum, in_thread)
+
+
+def hangup_as_term():
+    """A closed terminal or a dropped ssh session (SIGHUP, which Snakemake leaves to kill it at once, the run's
+    lock left and its kept tables unnamed) stops the run as SIGTERM does; not where SIGHUP is ignored (nohup),
+    as its user asked the run to go on."""
+    term = signal.getsignal(signal.SIGTERM)
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_DFL and callable(term):
+        signal.signal(signal.SIGHUP, term)

@@ -36,7 +36,7 @@ from lmgap.preflight import (
 )
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
-from lmgap.stopping import handle_in_thread
+from lmgap.stopping import handle_in_thread, hangup_as_term
 from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, read_defaults, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
@@ -128,8 +128,9 @@ except LmgapError as err:
 
 
 onstart:
-    # First: from here on a SIGTERM stops the run and cannot hang it (lmgap.stopping).
+    # First: from here on a SIGTERM stops the run and cannot hang it, and a SIGHUP stops it as one (lmgap.stopping).
     handle_in_thread()
+    hangup_as_term()
     logger.info(
         f"lmgap: a job reserves at most {MEMORY_BUDGET_MB:,} MB (memory.budget_mb, else 80% of this "
         "machine's memory); what the jobs running at once may take together is --resources mem_mb"
