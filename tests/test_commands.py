@@ -114,6 +114,14 @@ def cleared(folder, holds):
     assert not path.exists() and (folder / "t.tsv.aside").exists() == holds
 
 
+def cleared_file(folder):
+    """A file of the user's where the run makes a folder: moved aside, its text kept."""
+    path = folder / "tables"
+    path.write_text(TEXT)
+    yield commands.clear_the_way(path).split(": ", 1)[1]
+    assert not path.exists() and (folder / "tables.aside").read_text() == TEXT
+
+
 def given_with_config(folder, value, means):
     """A setting given as a target: the option that gives it, --config, at the end of the user's command, which
     Snakemake reads as KEY=YAML (a stand-in snakemake, first on the PATH, keeps the arguments it was given)."""
@@ -152,6 +160,7 @@ CASES = {
     "move_aside": (commands.move_aside, moved_aside),
     "clear_the_way of a folder holding a file": (commands.clear_the_way, lambda folder: cleared(folder, True)),
     "clear_the_way of an empty folder": (commands.clear_the_way, lambda folder: cleared(folder, False)),
+    "clear_the_way of a file holding text": (commands.clear_the_way, cleared_file),
     "config_option": (
         commands.config_option,
         lambda folder: given_with_config(folder, "[0, 1]", lambda text: yaml.safe_load(text) == {"prune": [0, 1]}),

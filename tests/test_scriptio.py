@@ -20,6 +20,7 @@ from lmgap.neural.settings import saved_config
 from lmgap.preflight import (
     behind_inputs,
     behind_settings,
+    check_folders,
     check_texts_unchanged,
     compare_installed,
     damaged_warnings,
@@ -291,7 +292,7 @@ def test_a_folder_where_a_file_goes_or_a_file_where_a_folder_goes_is_named_with_
         Path(make).mkdir(parents=True)
     else:
         Path(make).parent.mkdir(parents=True, exist_ok=True)
-        Path(make).write_text("by hand\n")
+        Path(make).touch()
 
     def write_table(log):
         with atomic_path("results/tables/t.tsv") as tmp:
@@ -363,3 +364,18 @@ def test_folders_where_the_run_puts_tables_are_named_at_every_parse(tmp_path, mo
         f"rm -r -- {tmp_path / plot}; then run the pipeline again to put the run's copy there"
     )
     assert folders_in_place([Path("results/tables/gap.md")]) is None
+
+
+def test_a_file_where_the_run_makes_a_folder_is_refused_at_the_parse_with_its_fix(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("results").mkdir()
+    Path("results/tables").write_text("my notes\n")
+    with pytest.raises(LmgapError) as refused:
+        check_folders(["results/tables", "results/plots", "logs"])
+    aside = f"mv -- {tmp_path / 'results/tables'} {tmp_path / 'results/tables'}.aside"
+    assert str(refused.value) == (
+        f"results/tables is a file where the run makes a folder: move it aside, keeping what it holds: {aside}"
+    )
+    subprocess.run(["bash", "-c", aside], check=True)
+    assert Path("results/tables.aside").read_text() == "my notes\n"
+    check_folders(["results/tables", "results/plots", "logs"])

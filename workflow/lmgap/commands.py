@@ -58,9 +58,10 @@ def move_aside(path):
 
 
 def clear_the_way(path):
-    """A folder or file where the run keeps the other, cleared: an empty folder or a file removed, a folder
-    holding anything moved aside (it may hold the user's own files)."""
-    if Path(path).is_dir() and any(Path(path).iterdir()):
+    """A folder or file where the run keeps the other, cleared: one that holds anything moved aside (it may be the
+    user's own), an empty one removed."""
+    path = Path(path)
+    if (path.is_dir() and any(path.iterdir())) or (path.is_file() and path.stat().st_size):
         return f"move it aside, keeping what it holds: {move_aside(path)}"
     return f"remove it: {remove(path)}"
 

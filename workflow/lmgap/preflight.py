@@ -54,6 +54,15 @@ def check_outputs_writable(folders):
                     raise cannot_write(where, f"{name} in it is write-protected")
 
 
+def check_folders(folders):
+    """Each of these folders the run writes in, and each folder above it, is a folder where it exists: a file in
+    one's place fails Snakemake's planning with a raw NotADirectoryError."""
+    for folder in map(Path, folders):
+        for where in reversed([folder, *folder.parents[:-1]]):
+            if where.exists() and not where.is_dir():
+                raise LmgapError(f"{where} is a file where the run makes a folder: {clear_the_way(where)}")
+
+
 def check_records_writable(records=".snakemake"):
     """Snakemake keeps its records of the runs (metadata, locks, logs) in .snakemake/ and fails
     with a long traceback where it cannot write them; looked at without writing anything."""

@@ -14,6 +14,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     changed_settings,
+    check_folders,
     check_outputs_writable,
     check_records_writable,
     check_texts_unchanged,
@@ -122,6 +123,7 @@ def warn(warnings):
 # traceback.
 try:
     check_records_writable()
+    check_folders([*INSTALLED_FOLDERS, "logs"])
     check_outputs_writable(["results", "logs"])
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
