@@ -151,6 +151,12 @@ CASES = {
     "recompress zcat": (commands.recompress, lambda folder: recompressed(folder, "zcat", gzip.compress)),
     "recompress bzcat": (commands.recompress, lambda folder: recompressed(folder, "bzcat", bz2.compress)),
     "recompress a damaged file": (commands.recompress, recompress_of_damaged),
+    "recompress lzma": (
+        commands.recompress,
+        lambda folder: recompressed(
+            folder, "xz --format=lzma -dc", lambda data: lzma.compress(data, format=lzma.FORMAT_ALONE)
+        ),
+    ),
     "compress": (commands.compress, compressed),
     "decompress_once": (commands.decompress_once, decompressed_once),
     "latin1_to_utf8": (commands.latin1_to_utf8, reencoded),

@@ -147,8 +147,12 @@ def test_a_folder_in_another_layout_says_so(tmp_path):
         (gzip.compress(b"a\tb\n", mtime=0), "is gzip-compressed, not xz: recompress it with `{ zcat "),
         (b"plain\ttext\n", "is not xz-compressed (it looks like plain text): compress it with `xz -c "),
         (lzma.compress(lzma.compress(b"a\tb\n")), "is xz-compressed twice: decompress it once with `xz -dc "),
+        (
+            lzma.compress(b"a\tb\n", format=lzma.FORMAT_ALONE),
+            "is in the old .lzma format, not xz: recompress it with `{ xz --format=lzma -dc ",
+        ),
     ],
-    ids=["gzip", "plain", "xz twice"],
+    ids=["gzip", "plain", "xz twice", "lzma"],
 )
 def test_an_xz_file_in_another_format_is_named_with_its_format(tmp_path, corpus_repo, data, kind):
     repo, _, _ = corpus_repo

@@ -202,6 +202,8 @@ OTHER_FORMATS = {
     b"\x1f\x8b": ("gzip-compressed", "zcat"),
     b"BZh": ("bzip2-compressed", "bzcat"),
     b"\x28\xb5\x2f\xfd": ("zstd-compressed", "zstdcat"),
+    # The .lzma format xz wrote before its own (lzma_alone), with its default settings' first bytes.
+    b"\x5d\x00\x00": ("in the old .lzma format", "xz --format=lzma -dc"),
 }
 
 
