@@ -47,6 +47,9 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         # A known setting at another depth: its indent lost or added.
         ({"source": "corpus"}, "source", "source belongs at corpus.source: move it there (two spaces of indent"),
         ({"corpus": {"orders": [3]}}, "corpus.orders", "orders belongs at orders (the top level): move it there"),
+        # A setting's dotted name as one key: YAML nests none.
+        ({"gap.top_k": 50}, "gap.top_k", "YAML nests no dotted key: write gap.top_k as sections, one name a line"),
+        ({"gap": {"document.rarity": 0.5}}, "gap.document.rarity", "sections, one name a line, each two spaces fur"),
         ({"orders": [1, 3]}, "orders[0]", "1 is less than the minimum of 2; give what orders takes: n-gram orders"),
         ({"orders": [3.5]}, "orders[0]", "is not of type 'integer'; give what orders takes"),
         # Two items without their comma: one text.

@@ -165,6 +165,14 @@ def refusal(error, schema, line=""):
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
     where = f"config: {path.lstrip('.') or '(top level)'}{line}"
     if error.validator == "additionalProperties":
+        dotted = str(parts[-1]).split(".") if parts else []
+        if len(dotted) > 1 and _known(schema, [*parts[:-1], *dotted]):
+            # `gap.top_k: 50`: a dotted key is the docs' name of a setting, not one YAML nests.
+            nested = "".join(f"\n{'  ' * depth}{name}:" for depth, name in enumerate(dotted))
+            return (
+                f"{where}: {error.message}; YAML nests no dotted key: write {parts[-1]} as sections, one name a "
+                f"line, each two spaces further in:{nested} {error.instance[parts[-1]]!r}"
+            )
         places = setting_places(schema, parts[-1]) if parts else []
         if places:
             # A known setting at another depth: an indent added or lost, a line pasted in the wrong section.
@@ -265,6 +273,16 @@ def _fitting_forms(error):
 def _takes_a_list(error):
     """Whether a form of the anyOf that refused the value is a list."""
     return any(form.get("type") == "array" for form in error.validator_value)
+
+
+def _known(schema, keys):
+    """Whether keys (a path of names) is a setting of the schema."""
+    node = schema
+    for key in keys:
+        node = node.get("properties", {}).get(key) if isinstance(node, dict) else None
+        if node is None:
+            return False
+    return True
 
 
 def setting_places(schema, key, path=()):
