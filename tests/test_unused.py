@@ -171,17 +171,14 @@ def test_gap_settings_above_what_the_data_gives_are_named_once_a_run_has_made_wh
 
 def test_discount_fallback_where_lmplz_estimated_every_discount_is_named(tmp_path):
     counts = {model: tmp_path / f"{model}.json" for model in ("o2", "o3")}
-    for model, taken in (("o2", []), ("o3", [])):
-        counts[model].write_text(json.dumps({"fallback_discounts": taken}))
-    said = fallback_unneeded({"discount_fallback": True}, counts, ["o2", "o3"])
+    # No model took the fallback (fallback_discounts of their records: none).
+    said = fallback_unneeded({"discount_fallback": True}, {}, counts, ["o2", "o3"])
     assert said.startswith("lmplz.discount_fallback is true, but lmplz estimated every discount of every model")
     assert said.endswith("it changes no model; drop it (it is for a text too small or too odd for lmplz's estimates)")
     # Set and needed by one model; not set; or not every model trained yet: nothing to say.
-    counts["o3"].write_text(json.dumps({"fallback_discounts": [1]}))
-    assert fallback_unneeded({"discount_fallback": True}, counts, ["o2", "o3"]) is None
-    counts["o3"].write_text(json.dumps({"fallback_discounts": []}))
-    assert fallback_unneeded({"discount_fallback": False}, counts, ["o2", "o3"]) is None
-    assert fallback_unneeded({"discount_fallback": True}, counts, ["o2", "o3", "o4"]) is None
+    assert fallback_unneeded({"discount_fallback": True}, {"o3": [1]}, counts, ["o2", "o3"]) is None
+    assert fallback_unneeded({"discount_fallback": False}, {}, counts, ["o2", "o3"]) is None
+    assert fallback_unneeded({"discount_fallback": True}, {}, counts, ["o2", "o3", "o4"]) is None
 
 
 def test_a_training_fraction_whose_sample_keeps_every_line_is_named(tmp_path):

@@ -168,16 +168,11 @@ def capped_by_data(gap, vocabulary, candidates, manifest, train_split, given=Non
         )
 
 
-def fallback_unneeded(lmplz, counts, models):
-    """The warning for lmplz.discount_fallback set where lmplz estimated every discount of every model (counts:
-    {model: its ngram_counts.json}, once every one of models has one): the flag changed no model."""
-    if not lmplz["discount_fallback"] or not models or set(counts) != set(models):
-        return None
-    try:
-        taken = [read_json(path)["fallback_discounts"] for path in counts.values()]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if any(taken):
+def fallback_unneeded(lmplz, fallbacks, counts, models):
+    """The warning for lmplz.discount_fallback set where lmplz estimated every discount of every model: fallbacks
+    ({model: the orders that took the fallback}, of those that took any) is empty once every one of models has its
+    ngram_counts.json (counts: {model: its path}). The flag then changed no model."""
+    if not lmplz["discount_fallback"] or not models or set(counts) != set(models) or fallbacks:
         return None
     return (
         "lmplz.discount_fallback is true, but lmplz estimated every discount of every model (each ngram_counts.json "

@@ -306,8 +306,10 @@ onsuccess:
     warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole, given_touch(log))])
     warn(tables_of_other_models())
     warn([None if whole else behind_targets()])
-    warn([fallback_note(fallback_discounts(trained_counts()))])
-    warn([fallback_unneeded(config["lmplz"], trained_counts(), MODELS)])
+    counts = trained_counts()
+    fallbacks = fallback_discounts(counts)
+    warn([fallback_note(fallbacks)])
+    warn([fallback_unneeded(config["lmplz"], fallbacks, counts, MODELS)])
     samples = {
         fraction: text_record(FRACTION_TEXT.format(split=config["train_split"], fraction=fraction_label(fraction)))
         for fraction in TRAIN_FRACTIONS
