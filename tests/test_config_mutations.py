@@ -254,3 +254,19 @@ def test_a_lost_config_is_restored_from_the_copy_its_last_run_kept(tmp_path, mon
     with pytest.raises(LmgapError) as err:
         check_config_file(folder / "config.yaml")
     assert "its last run read" not in str(err.value) and "restore it from the repository's" in str(err.value)
+
+
+def test_a_lost_config_whose_kept_copy_is_broken_names_that_copy_and_its_mistake(tmp_path, monkeypatch):
+    # The user's settings are in the kept copy still: mended, it is theirs, where the repository's is not.
+    folder = tmp_path / "run $(touch X)"
+    (folder / "results").mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    (folder / "results/.config.yaml").write_text("# my sweep\norders: [2, 3\n")
+    with pytest.raises(LmgapError) as err:
+        check_config_file(folder / "config.yaml")
+    said = str(err.value)
+    assert f"the copy kept by the last run, {folder}/results/.config.yaml, is damaged too (line 2 leaves a" in said
+    command = re.search(r"copy it back with (cp .*?), or restore", said).group(1)
+    (folder / "results/.config.yaml").write_text("# my sweep\norders: [2, 3]\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    assert (folder / "config.yaml").read_text() == "# my sweep\norders: [2, 3]\n" and not (tmp_path / "X").exists()

@@ -60,9 +60,38 @@ def restore_own(path):
     repository's is another experiment, and git's may be), else restore's."""
     path = Path(path).resolve()
     kept = path.parent / LAST_READ
+    copy = f"cp {shlex.quote(str(kept))} {shlex.quote(str(path))}"
     if holds_settings(kept):
-        return f"restore the one its last run read: cp {shlex.quote(str(kept))} {shlex.quote(str(path))}"
+        return f"restore the one its last run read: {copy}"
+    if kept.is_file() and kept.stat().st_size:
+        # The user's own settings may be in it still: said, before the repository's (another experiment).
+        return (
+            f"the copy kept by the last run, {kept}, is damaged too ({unreadable(kept)}): mend it and copy it "
+            f"back with {copy}, or {restore(path)}"
+        )
     return restore(path)
+
+
+def unreadable(path):
+    """Why a kept copy of a config file does not read as settings: the line of its mistake, as a config
+    file's own is named, where it has one."""
+    if holds_yaml(path):
+        return "it reads as YAML, but holds no settings"
+    try:
+        check_config_file(path)
+    except LmgapError as err:
+        said = str(err)
+        if said.startswith(f"{path} line "):
+            return said[len(f"{path} ") :]
+    return "YAML cannot read it"
+
+
+def holds_yaml(path):
+    try:
+        yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return True
 
 
 def holds_settings(path):
