@@ -23,7 +23,7 @@ SETTINGS = [number for number, line in enumerate(LINES) if line.split("#")[0].st
 PICKS = [LINES.index(line) for line in ("corpus:", "train_split: train", "orders: [3, 4, 5]")] + [
     next(i for i in SETTINGS if LINES[i].strip().startswith(key)) for key in ("top_k:", "rarity:", "budget_mb:")
 ]
-FIX = re.compile(r"(:|;) .*\b(indent|close|keep|give|remove|replace|write|restore|use|fix)\b")
+FIX = re.compile(r"(:|;) .*\b(indent|close|keep|give|remove|replace|retype|write|restore|use|fix)\b")
 # The first setting of the block PICKS[0] opens.
 FIRST = next(i for i in SETTINGS if i > PICKS[0])
 
@@ -58,6 +58,9 @@ MUTANTS = {
     # A comma after a list, as between a list's items: the settings of a line each need none.
     "a comma after a list": (edited(PICKS[2], [LINES[PICKS[2]] + ","]), PICKS[2] + 1),
     "a tab after a value": (edited(PICKS[1], [LINES[PICKS[1]] + "\t"]), PICKS[1] + 1),
+    # A no-break space, as pasted from a web page: YAML reads it as a character of a name or a value.
+    "a no-break space in an indent": (edited(FIRST, ["\u00a0" + LINES[FIRST][1:]]), FIRST + 1),
+    "a no-break space after a colon": (edited(PICKS[1], [LINES[PICKS[1]].replace(": ", ":\u00a0")]), PICKS[1] + 1),
     # A block's first setting pulled up onto its name's line: the lines under it are not to blame.
     "a setting on its block's line": (
         "\n".join(

@@ -6,6 +6,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -163,6 +164,38 @@ def indentation_mistake(path, lines):
     return None
 
 
+def _odd_space(character):
+    """Whether a character is a space YAML does not read as one (a no-break space, as pasted from a web page)."""
+    return (
+        bool(character)
+        and character != " "
+        and (unicodedata.category(character) == "Zs" or character in "\u200b\ufeff")
+    )
+
+
+def unicode_space(path, lines):
+    """The first line with a space YAML does not read as one where its syntax needs a space: in its
+    indentation (the setting becomes a name of its own at the top level) or after a name's colon (the setting
+    becomes text), or None."""
+    for number, line in lines:
+        if number == 1:
+            # (A byte-order mark opening the file is YAML's to skip.)
+            line = line.removeprefix("\ufeff")
+        first = line.lstrip(" \t")[:1]
+        after_colon = re.search(r":(.)", _unquoted(line))
+        for found, where in (
+            (first, "in its indentation"),
+            (after_colon and after_colon.group(1), "after a name's colon"),
+        ):
+            if _odd_space(found):
+                name = unicodedata.name(found, "a space").lower()
+                return (
+                    f"{path} line {number} holds U+{ord(found):04X} ({name}) {where}, which YAML does "
+                    "not read as a space: retype it as a plain space"
+                )
+    return None
+
+
 def _unquoted(line):
     """A line without its closed quotes (a # inside one starts no comment) and then without its comment."""
     return re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "", line).split(" #")[0]
@@ -296,6 +329,9 @@ def check_config_file(path):
                 f"{restore_own(path)}"
             )
         raise LmgapError(f"{path} holds no setting (it is empty): {restore_own(path)}")
+    found = unicode_space(path, lines)
+    if found:
+        raise LmgapError(found)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
