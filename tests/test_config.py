@@ -89,6 +89,13 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ),
         ({"kenlm": {"bin_dir": "/opt/ken\tlm"}}, "kenlm.bin_dir", "holds a tab, which no setting"),
         ({"corpus": {"commit": "v1\r"}}, "corpus.commit", "holds a carriage return, which no setting"),
+        # Quotes a word processor types: YAML keeps them, and the path names no file.
+        (
+            {"kenlm": {"bin_dir": "\u201c../kenlm/bin\u201d"}},
+            "kenlm.bin_dir",
+            'is in typographic quotes, which YAML keeps as part of the value: write it in plain quotes, "../kenlm/bin"',
+        ),
+        ({"build_binary": {"format": ["\u2018trie\u2019"]}}, "build_binary.format", "is in typographic quotes"),
         ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
         ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
         ({"memory": {"budget_mb": 300}}, "memory.budget_mb", "300 is less than the minimum of 512; give what"),

@@ -89,6 +89,7 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
     config = read_as_schema_types(copy.deepcopy(config), schema)
+    check_quotes(config, file_settings, file_name)
     try:
         validate(config, str(schema_path), set_default=True)
     except WorkflowError as err:
@@ -113,6 +114,34 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
     except LmgapError as err:
         raise LmgapError(f"config: build_binary.format{where}: {err}") from None
     return config
+
+
+# Quotes a word processor or web page types, which YAML keeps as part of a value.
+TYPOGRAPHIC = "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb"
+
+
+def strings(value, keys=()):
+    """(keys, text) of every text of a config, nested in its sections and lists."""
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            yield from strings(sub, (*keys, key))
+    elif isinstance(value, list):
+        for sub in value:
+            yield from strings(sub, keys)
+    elif isinstance(value, str):
+        yield keys, value
+
+
+def check_quotes(config, file_settings, file_name):
+    """Refuse a value in typographic quotes (“../kenlm/bin”), which YAML keeps as part of it: as a path it
+    names no file, and the run would fail in its first job, far from the line."""
+    for keys, text in strings(config):
+        if len(text) > 1 and text[0] in TYPOGRAPHIC and text[-1] in TYPOGRAPHIC:
+            where = setting_line(keys, config, file_settings, file_name)
+            raise LmgapError(
+                f"config: {'.'.join(keys)}{where}: {text} is in typographic quotes, which YAML keeps as part of "
+                f'the value: write it in plain quotes, "{text[1:-1]}", or none'
+            )
 
 
 def located(message, config, file_settings, file_name="config.yaml"):
