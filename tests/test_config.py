@@ -111,6 +111,13 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ({"lmplz": {"prune": [[0, 1], [0, 2, 1]]}}, "lmplz.prune", "[0, 2, 1] must not decrease"),
         ({"lmplz": {"prune": [[0], 1]}}, "lmplz.prune", "give what prune takes: lmplz --prune thresholds, whole"),
         ({"lmplz": {"prune": [[0, 0, 1], [0, 0, 1]]}}, "lmplz.prune", "each listed once"),
+        # Twins once lmplz pads them: it repeats the last threshold, and 0 prunes nothing.
+        (
+            {"orders": [3, 4], "lmplz": {"prune": [[0, 1], [0, 1, 1]]}},
+            "lmplz.prune",
+            "[0, 1, 1] prunes as [0, 1] does, at every order here (lmplz repeats the last threshold",
+        ),
+        ({"lmplz": {"prune": [[], [0, 0]]}}, "lmplz.prune", "[0, 0] prunes as [] does"),
         ({"comparison": {"resamples": 10}}, "comparison.resamples", "10 is less than the minimum of 100"),
         ({"build_binary": {"format": ["probing", "trie-q99"]}}, "build_binary.format", "quantisation takes 1 to"),
         ({"neural": {"O5": {"train": {}}}}, "neural", "give what a name under neural takes: lower-case letters"),

@@ -107,6 +107,7 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
     where = setting_line(["lmplz", "prune"], config, file_settings, file_name)
     for setting in prune_settings(config["lmplz"]["prune"]):
         check_prune(setting, config["orders"], where)
+    check_prune_twins(config["lmplz"]["prune"], config["orders"], where)
     # A format name is checked by its own grammar, which the schema's pattern only sketches.
     where = setting_line(["build_binary", "format"], config, file_settings, file_name)
     try:
@@ -338,6 +339,22 @@ def check_prune(prune, orders, where=""):
             f"config: lmplz.prune{where}: {len(prune)} thresholds, but the order-{min(orders)} model has only "
             f"{min(orders)} orders; give at most {min(orders)} (lmplz repeats the last one for higher orders)"
         )
+
+
+def check_prune_twins(prune, orders, where=""):
+    """Refuse two listed prune settings that train the same models: lmplz repeats the last threshold for the
+    orders after it, and thresholds of 0 prune nothing ([0, 1] and [0, 1, 1] with orders [3]; [] and [0])."""
+    listed = prune if prune and all(isinstance(setting, list) for setting in prune) else [prune]
+    seen = {}
+    for setting in listed:
+        padded = [*setting, *[setting[-1] if setting else 0] * (max(orders) - len(setting))]
+        key = tuple(padded) if any(padded) else ()
+        if key in seen:
+            raise LmgapError(
+                f"config: lmplz.prune{where}: {setting} prunes as {seen[key]} does, at every order here (lmplz "
+                "repeats the last threshold for the orders after it, and 0 prunes nothing): drop one of them"
+            )
+        seen[key] = setting
 
 
 def refuse_setting_as_target(setting, value):
