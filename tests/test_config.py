@@ -118,6 +118,11 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
             "[0, 1, 1] prunes as [0, 1] does, at every order here (lmplz repeats the last threshold",
         ),
         ({"lmplz": {"prune": [[], [0, 0]]}}, "lmplz.prune", "[0, 0] prunes as [] does"),
+        (
+            {"build_binary": {"format": ["probing", "probing-p1.5"]}},
+            "build_binary.format",
+            "probing-p1.5 is probing spelt another way",
+        ),
         ({"comparison": {"resamples": 10}}, "comparison.resamples", "10 is less than the minimum of 100"),
         ({"build_binary": {"format": ["probing", "trie-q99"]}}, "build_binary.format", "quantisation takes 1 to"),
         ({"neural": {"O5": {"train": {}}}}, "neural", "give what a name under neural takes: lower-case letters"),

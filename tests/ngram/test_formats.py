@@ -91,9 +91,13 @@ def test_names_are_canonical_and_give_build_binarys_flags():
     ]
     assert parse_format("trie-a0").suffix == "-trie-a0"
     assert parse_format("probing").suffix == ""
-    # One format twice, the default first.
-    assert format_settings(["trie-q8", "probing-p1.5", "trie-q8b8", "trie"]) == ["probing", "trie-q8b8", "trie"]
+    # Canonical names, the default first.
+    assert format_settings(["trie-q8", "probing-p1.5", "trie"]) == ["probing", "trie-q8b8", "trie"]
     assert format_settings("trie") == ["trie"]
+    # One format spelt two ways would be built once: the second spelling is refused.
+    for twins in (["trie-q8", "trie-q8b8"], ["probing", "probing-p1.5"]):
+        with pytest.raises(LmgapError, match=rf"^{twins[1]} is {twins[0]} spelt another way .*: drop one of them"):
+            format_settings(twins)
 
 
 @pytest.mark.parametrize("name", ["hash", "trie-q0", "trie-q26", "trie-q8b30", "trie-a256", "probing-p1", "trie-a8-q8"])

@@ -92,10 +92,17 @@ def parse_format(text):
 
 
 def format_settings(setting):
-    """build_binary.format (one name, or a list of them) as canonical names, KenLM's default first and each
-    once: two spellings of one format (`trie-q8`, `trie-q8b8`) would train it twice."""
+    """build_binary.format (one name, or a list of them) as canonical names, KenLM's default first; two
+    spellings of one format (`trie-q8`, `trie-q8b8`) are refused, as one of them would build nothing."""
     names = setting if isinstance(setting, list) else [setting]
-    canonical = dict.fromkeys(parse_format(name).name for name in names)
+    canonical = {}
+    for name in names:
+        same = canonical.setdefault(parse_format(name).name, name)
+        if same != name:
+            raise LmgapError(
+                f"{name} is {same} spelt another way (both are the format {parse_format(name).name}, built once): "
+                "drop one of them"
+            )
     return sorted(canonical, key=lambda name: name != PROBING)
 
 
