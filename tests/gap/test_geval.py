@@ -227,6 +227,25 @@ def test_invalid_utf8_names_the_line(tmp_path):
         score_files(tmp_path / "out.tsv", tmp_path / "expected.tsv")
 
 
+@pytest.mark.parametrize("tool", ["gzip", "bzip2", "xz"])
+def test_a_compressed_file_is_read_as_geval_reads_it_decompressed(tmp_path, tool):
+    # GEval undoes gzip, bzip2 and xz by a file's first bytes (Data.Conduit.AutoDecompress).
+    out, expected = tmp_path / "out.tsv", tmp_path / "expected.tsv"
+    out.write_text("A:0.6 B:0.4\nC:0.2 A:0.1\n")
+    expected.write_text("A\nB\n")
+    plain = score_files(out, expected)
+    subprocess.run([tool, "-k", str(out), str(expected)], check=True)
+    packed = {
+        path: path.with_name(path.name + {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz"}[tool])
+        for path in (out, expected)
+    }
+    assert score_files(packed[out], packed[expected]) == plain
+    # Cut short: named as compressed and damaged, not as text that is not UTF-8.
+    packed[out].write_bytes(packed[out].read_bytes()[:-8])
+    with pytest.raises(LmgapError, match=rf"out.tsv.* is {tool}-compressed, but cut short or damaged"):
+        score_files(packed[out], expected)
+
+
 def test_command_prints_every_digit_and_refuses_bad_files(tmp_path):
     out, expected = tmp_path / "out.tsv", tmp_path / "expected.tsv"
     out.write_text("A:0.6 B:0.4\nC:0.2 A:0.1\nA:0.4 C:0.4\nD:1.0\nC:0.4 B:0.5 :0.1\n")

@@ -24,7 +24,10 @@ Data.Text.Read's `double`), so that the figures agree to the last digit:
 A line without any `:` is GEval's other form: exactly 2^bits log-probabilities, one per bucket.
 """
 
+import bz2
 import functools
+import gzip
+import lzma
 import math
 import re
 
@@ -265,10 +268,29 @@ def metric_names(bits):
     return [f"LogLossHashed{suffix}", f"LikelihoodHashed{suffix}", f"PerplexityHashed{suffix}"]
 
 
+# The compressions GEval undoes before it reads a file, by its first bytes (Data.Conduit.AutoDecompress: an
+# out.tsv may be sent compressed), with the module that undoes each here.
+COMPRESSIONS = {b"\x1f\x8b": ("gzip", gzip), b"BZh": ("bzip2", bz2), b"\xfd7zXZ\x00": ("xz", lzma)}
+
+
+def decompressed(data, path):
+    """A file's bytes as GEval reads them: decompressed where its first bytes say it is compressed."""
+    for magic, (kind, module) in COMPRESSIONS.items():
+        if data.startswith(magic):
+            try:
+                return module.decompress(data)
+            except (OSError, EOFError, ValueError, lzma.LZMAError) as err:
+                raise LmgapError(
+                    f"{path} is {kind}-compressed, but cut short or damaged ({err}): compress it again from the "
+                    "file it was made from"
+                ) from None
+    return data
+
+
 def read_lines(path):
-    """Lines of a UTF-8 file without their line ends, as GEval reads them."""
+    """Lines of a UTF-8 file (or one compressed as GEval takes it) without their line ends, as GEval reads them."""
     with open(path, "rb") as handle:
-        data = handle.read()
+        data = decompressed(handle.read(), path)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
