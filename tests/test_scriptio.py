@@ -5,6 +5,7 @@ import errno
 import json
 import os
 import shutil
+import re
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,6 +22,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     check_folders,
+    check_report_folder,
     check_texts_unchanged,
     compare_installed,
     damaged_warnings,
@@ -379,3 +381,25 @@ def test_a_file_where_the_run_makes_a_folder_is_refused_at_the_parse_with_its_fi
     subprocess.run(["bash", "-c", aside], check=True)
     assert Path("results/tables.aside").read_text() == "my notes\n"
     check_folders(["results/tables", "results/plots", "logs"])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["snakemake", "--report", "no dir $(touch X)/report.html", "--cores", "2"],
+        ["snakemake", "--report=no dir $(touch X)/report.html"],
+        ["snakemake", "--report-html-path", "no dir $(touch X)/report.html"],
+    ],
+    ids=["--report FILE", "--report=FILE", "--report-html-path FILE"],
+)
+def test_a_report_into_a_missing_folder_is_refused_at_the_parse_with_its_mkdir(tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)
+    # Snakemake's default name, or a folder that exists: nothing to say.
+    check_report_folder(["snakemake", "--report", "--cores", "2"])
+    check_report_folder(["snakemake", "--report", f"{tmp_path}/report.html"])
+    with pytest.raises(LmgapError) as refused:
+        check_report_folder(argv)
+    command = re.search(r"make it with (mkdir .*) and run", str(refused.value)).group(1)
+    subprocess.run(["bash", "-c", command], cwd="/", check=True)
+    assert (tmp_path / "no dir $(touch X)").is_dir() and not Path("/X").exists() and not (tmp_path / "X").exists()
+    check_report_folder(argv)

@@ -81,6 +81,9 @@ def test_two_scored_splits_fill_every_table_the_report_and_the_hand_recipe_agree
     assert float(cost["query_seconds"]) == pytest.approx(seconds)
     assert {row["split"] for row in read_table(work, "gap.tsv")} == {"dev-0", "dev-1"}
     assert {row["split"] for row in read_table(work, "decades.tsv")} == {"dev-0", "dev-1"}
+    # Into a folder that does not exist: refused at the parse, before the report is built.
+    refused = run_pipeline(work, config, "--report", "no dir/report.html", check=False)
+    assert refused.returncode and f"make it with mkdir -p -- '{work}/no dir'" in refused.stderr
     run_pipeline(work, config, "--report", "results/report.html")
     html = (work / "results/report.html").read_text()
     for table in ("perplexity.tsv", "gap.tsv", "cost.tsv", "decades.tsv"):

@@ -7,6 +7,7 @@ import filecmp
 import json
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from collections import Counter
@@ -61,6 +62,25 @@ def check_folders(folders):
         for where in reversed([folder, *folder.parents[:-1]]):
             if where.exists() and not where.is_dir():
                 raise LmgapError(f"{where} is a file where the run makes a folder: {clear_the_way(where)}")
+
+
+def check_report_folder(argv):
+    """The folder `--report FILE` (argv: the command line) writes into exists: Snakemake opens the file only
+    once the whole report is built, and ends in a raw FileNotFoundError where it does not. FILE is relative to
+    the run folder (--directory), where the parse runs."""
+    for number, argument in enumerate(argv):
+        name, _, given = argument.partition("=")
+        if name not in ("--report", "--report-html-path"):
+            continue
+        if not given and number + 1 < len(argv) and not argv[number + 1].startswith("-"):
+            given = argv[number + 1]
+        folder = Path(given).parent if given else Path(".")
+        if not folder.is_dir():
+            raise LmgapError(
+                f"--report {given}: its folder, {folder.resolve()}, does not exist (Snakemake would fail as it "
+                f"writes the report, once it is built): make it with mkdir -p -- {shlex.quote(str(folder.resolve()))} "
+                "and run the same command again"
+            )
 
 
 def check_records_writable(records=".snakemake"):

@@ -16,6 +16,7 @@ from lmgap.preflight import (
     changed_settings,
     check_folders,
     check_outputs_writable,
+    check_report_folder,
     check_records_writable,
     check_texts_unchanged,
     check_writable,
@@ -124,6 +125,7 @@ def warn(warnings):
 try:
     check_records_writable()
     check_folders([*INSTALLED_FOLDERS, "logs"])
+    check_report_folder(sys.argv)
     check_outputs_writable(["results", "logs"])
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
