@@ -140,6 +140,10 @@ def test_a_staged_copy_a_killed_job_left_unsealed_stops_no_run_that_makes_it_aga
     (work / "results/.staged/tables/comparison.tsv").unlink()
     done = run_pipeline(work, None, "--forcerun", "gap_table")
     assert done.jobs["gap_table"] == done.jobs["comparison_table"] == 1 and not (work / KEPT).exists()
+    # No job failed: the table is said to be kept as its staged copy is gone, not as a job failed.
+    assert "comparison.tsv: an earlier run's, kept since their staged copies under results/.staged/ are gone" in (
+        done.stderr
+    )
 
 
 def test_a_deleted_split_fingerprint_hides_no_changed_setting(neural_run_copy):

@@ -199,8 +199,12 @@ if config["lmgap_report"]["kept"]:
     warn(
         [
             f"{', '.join(config['lmgap_report']['kept'])}: an earlier run's, kept"
-            + (f" (listed in {KEPT})" if listed else "")
-            + " since the job that was to write them again failed or was stopped: a run without targets writes them"
+            + (
+                f" (listed in {KEPT}) since the job that was to write them again failed or was stopped"
+                if listed
+                else " since their staged copies under results/.staged/ are gone (a run killed, or deleted by hand)"
+            )
+            + ": a run without targets writes them"
         ]
     )
 # A newer copy a stopped run staged and never put in place: a run with work puts it in place as it starts
