@@ -118,6 +118,11 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
             "[0, 1, 1] prunes as [0, 1] does, at every order here (lmplz repeats the last threshold",
         ),
         ({"lmplz": {"prune": [[], [0, 0]]}}, "lmplz.prune", "[0, 0] prunes as [] does"),
+        # Characters that look like ASCII, pasted or typed on another keyboard layout.
+        ({"orders": [3, "\uff14"]}, "orders[1]", "(\uff14 (U+FF14) only looks like ASCII: write 4)"),
+        ({"gap": {"top_k": "\u22125"}}, "gap.top_k", "(\u2212 (U+2212) only looks like ASCII: write -5)"),
+        # A decimal comma: a list's brackets would make it two numbers.
+        ({"train_fraction": "0,5"}, "train_fraction", "(a decimal comma? numbers take a point: write [0.5])"),
         (
             {"build_binary": {"format": ["probing", "probing-p1.5"]}},
             "build_binary.format",

@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import re
+import unicodedata
 
 import jsonschema
 import yaml
@@ -215,6 +216,11 @@ def refusal(error, schema, line=""):
     if error.validator == "type" and error.instance is None:
         # `orders:` with nothing after it: YAML's null, not a value the user meant.
         message = "it has no value (nothing after its colon)"
+    elif error.validator == "type" and (plain := look_alikes_replaced(error.instance)) is not None:
+        # `top_k: ５0`, `top_k: −5`: a character that looks like a digit or a sign, typed or pasted, makes text.
+        odd = ", ".join(f"{char} (U+{ord(char):04X})" for char in dict.fromkeys(error.instance) if not char.isascii())
+        looks = "looks" if len(odd.split(", ")) == 1 else "look"
+        message += f" ({odd} only {looks} like ASCII: write {plain})"
     elif (
         error.validator == "type"
         and isinstance(error.instance, str)
@@ -231,6 +237,13 @@ def refusal(error, schema, line=""):
         elif isinstance(error.instance, str) and error.instance.count("[") > error.instance.count("]"):
             # `--config 'orders=[2,3'`: Snakemake passes what YAML cannot read on as text.
             message += " (a `[` left open: close it with `]`)"
+        elif (
+            isinstance(error.instance, str)
+            and re.fullmatch(r"[0-9]+,[0-9]+", error.instance)
+            and _items_are(error, "number")
+        ):
+            # `train_fraction: 0,5`: a decimal comma, which a list's brackets would make two numbers.
+            message += f" (a decimal comma? numbers take a point: write [{error.instance.replace(',', '.')}])"
         else:
             message += f" (write a list: [{error.instance}])"
     elif error.validator == "type" and error.validator_value == "boolean":
@@ -284,6 +297,20 @@ def refusal(error, schema, line=""):
     return f"{where}: {message}{joined}give what {key} takes: {described}"
 
 
+# Signs typed or pasted for an ASCII minus: the minus sign, dashes, a hyphen (NFKC keeps them).
+MINUSES = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\ufe63\uff0d"), "-")
+
+
+def look_alikes_replaced(value):
+    """A text with characters that look like ASCII (full-width digits, a minus sign) replaced by their ASCII,
+    where it then reads as a number or a yes or no; else None."""
+    if not isinstance(value, str) or value.isascii():
+        return None
+    plain = unicodedata.normalize("NFKC", value).translate(MINUSES)
+    read = _yaml_or_none(plain) if plain.isascii() else None
+    return plain if isinstance(read, (int, float, bool)) else None
+
+
 def _yaml_or_none(text):
     try:
         return yaml.safe_load(text)
@@ -298,6 +325,11 @@ def _fitting_forms(error):
         forms.setdefault(sub.relative_schema_path[0], []).append(sub)
     fitting = [subs for subs in forms.values() if not any(sub.validator == "type" for sub in subs)]
     return [subs[0] for subs in fitting]
+
+
+def _items_are(error, kind):
+    """Whether the refused setting is a list of items of this type."""
+    return error.schema.get("items", {}).get("type") == kind
 
 
 def _takes_a_list(error):
