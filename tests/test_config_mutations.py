@@ -139,6 +139,7 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
             "line 2 holds the character U+0001, which YAML does not allow: delete it",
         ),
         (b"orders: [3]\n# caf\xe9\n", "line 2 holds the byte 0xe9, which is not UTF-8: retype that character"),
+        ("orders: [3]\n".encode("utf-16"), "is UTF-16 text (its byte-order mark says so): save it as UTF-8"),
         (
             b"orders: [3]\ngap:\n  top_k: !!int abc\n",
             "line 3: invalid literal for int() with base 10: 'abc'; write the",
@@ -155,6 +156,7 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
     ids=[
         "a control character",
         "a byte of Latin-1",
+        "UTF-16",
         "a tag its value cannot hold",
         "a list as a name",
         "a comma",

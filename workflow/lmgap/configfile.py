@@ -315,6 +315,9 @@ def check_config_file(path):
     except FileNotFoundError:
         raise LmgapError(missing(path)) from None
     except UnicodeDecodeError as err:
+        if err.object.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # As Windows editors save "Unicode" text: its first bytes, a byte-order mark, say so.
+            raise LmgapError(f"{path} is UTF-16 text (its byte-order mark says so): save it as UTF-8") from None
         line = err.object[: err.start].count(b"\n") + 1
         raise LmgapError(
             f"{path} line {line} holds the byte {err.object[err.start]:#x}, which is not UTF-8: retype that "
