@@ -301,6 +301,26 @@ def test_a_submit_after_a_setting_changed_is_refused_unless_asked_and_a_comment_
     assert "lmgap submit" not in capsys.readouterr().err
 
 
+def test_a_setting_whose_line_was_deleted_is_compared_at_its_default(submission_and_clone, capsys):
+    # Made with gap.top_k: 50; the line then deleted, so the config takes the default, 100, again.
+    submission, clone = submission_and_clone
+    root = submission.parents[2]
+    experiment = {**EXPERIMENT, "gap": {"enabled": True, "top_k": 50}}
+    provenance = json.loads((root / "provenance.json").read_text())
+    (root / "provenance.json").write_text(json.dumps({**provenance, "experiment": experiment}))
+    outs = {split: root / f"{split}.out.tsv" for split in ("dev-0", "test-A")}
+    inputs = {"weights": [root / "weights.json"], "provenance": root / "provenance.json"}
+    write_submission(outs, inputs, {"gonito": submission / "gonito.yaml"})
+    (root / "run/config.yaml").write_text(yaml.safe_dump(EXPERIMENT))
+    before = files_of(clone)
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2
+    said = capsys.readouterr().err
+    assert "sets gap.top_k: 100 (its default: no line sets it), which the submission in" in said
+    assert files_of(clone) == before
+    (root / "run/config.yaml").write_text(yaml.safe_dump(experiment))
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0
+
+
 def test_a_new_submission_replaces_the_one_an_earlier_submit_copied_and_nobody_committed(submission_and_clone, capsys):
     submission, clone = submission_and_clone
     assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 0

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from .commands import send_submission
+from .configcheck import validate_config
 from .errors import LmgapError
 from .files import committed_unchanged, head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
@@ -48,6 +49,21 @@ def read_config(path):
     return given if isinstance(given, dict) else {}
 
 
+# The settings a config file leaves out take the schema's defaults, as the run that read it took them.
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas/config.schema.yaml"
+
+
+def with_defaults(given):
+    """A config's settings with the defaults of those it leaves out, as a run reads it; as given where the
+    schema refuses it (the run would refuse it too)."""
+    from snakemake.exceptions import WorkflowError
+
+    try:
+        return validate_config(given, SCHEMA)
+    except (LmgapError, WorkflowError):
+        return given
+
+
 def submit(args):
     # The run's config.yaml, beside results/: one changed since the run made the submission, which is stale.
     config = Path(args.submission).resolve().parent.parent / "config.yaml"
@@ -59,7 +75,7 @@ def submit(args):
             f"{config} sets gap.enabled: false, so no run makes a submission: set gap.enabled: true and run the "
             "pipeline, then submit what it makes"
         )
-    changed = changed_params(given, args.submission)
+    changed = changed_params(with_defaults(given), args.submission)
     if changed and not args.despite_config:
         # A run given --config makes a submission its config.yaml does not describe: so said, it is copied.
         if ("gap.enabled", False) in changed:
@@ -68,7 +84,10 @@ def submit(args):
                 f"{args.submission} is an earlier run's: set gap.enabled: true and run the pipeline, or copy that "
                 "earlier one with --despite-config; nothing was copied"
             )
-        settings = ", ".join(f"{key}: {json.dumps(value)}" for key, value in changed)
+        settings = ", ".join(
+            f"{key}: {json.dumps(value)}" + ("" if key in flat(given) else " (its default: no line sets it)")
+            for key, value in changed
+        )
         raise LmgapError(
             f"{config} sets {settings}, which the submission in {args.submission} was not made with: run the "
             "pipeline first (its submission follows the config), then submit what it makes; for the submission "
