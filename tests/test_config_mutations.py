@@ -275,3 +275,13 @@ def test_a_lost_config_whose_kept_copy_is_broken_names_that_copy_and_its_mistake
     (folder / "results/.config.yaml").write_text("# my sweep\norders: [2, 3]\n")
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
     assert (folder / "config.yaml").read_text() == "# my sweep\norders: [2, 3]\n" and not (tmp_path / "X").exists()
+
+
+def test_a_merge_key_means_what_yaml_merges(tmp_path):
+    # `<<:` merges a mapping's settings into another's, which a setting of its own overrides.
+    text = "orders: [3]\nlmplz: &shared\n  discount_fallback: true\n"
+    text += "gap:\n  <<: {top_k: 50, right_tokens: 4}\n  top_k: 60\n"
+    config = outcome(text, tmp_path)
+    assert isinstance(config, dict), config
+    gap, lmplz = config["gap"], config["lmplz"]
+    assert (gap["top_k"], gap["right_tokens"], lmplz["discount_fallback"]) == (60, 4, True)

@@ -253,6 +253,9 @@ def setting_lines(node, path=()):
         name, line = key.value, key.start_mark.line + 1
         if not isinstance(key, yaml.ScalarNode):
             raise NotAName(line)
+        if key.tag == "tag:yaml.org,2002:merge":
+            # `<<: *defaults`: the settings merged in are the anchor's, at its lines.
+            continue
         if name in seen:
             raise DuplicateKey(path + (name,), seen[name], line)
         seen[name] = line
