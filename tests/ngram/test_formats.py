@@ -147,3 +147,24 @@ def test_formats_built_from_a_copy_of_the_stream_are_those_built_from_the_stream
         assert len(re.findall(r" trie \S+/model\.arpa ", logged)) == (0 if together else 2)
     assert built[True] == built[False]
     assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_a_build_binary_that_fails_at_once_is_blamed_not_the_one_its_stop_cut_short(tmp_path, kenlm_bin):
+    # The trie's build_binary stops reading at once; the probing one then fails on the stream cut short.
+    failing = tmp_path / "build_binary"
+    failing.write_text(
+        '#!/bin/bash\ncase " $* " in *" trie "*) echo "cannot write the trie" >&2; exit 1;; esac\n'
+        f'exec {kenlm_bin / "build_binary"} "$@"\n'
+    )
+    failing.chmod(0o755)
+    rng = random.Random(8)
+    text = tmp_path / "train.txt"
+    text.write_text("".join(" ".join(rng.choices("abcdefgh", k=20)) + "\n" for _ in range(20000)))
+    tools = {"lmplz": kenlm_bin / "lmplz", "build_binary": failing, "text": text}
+    binaries = {binary: tmp_path / f"{binary}.binary" for binary in ("probing", "trie")}
+    with open(tmp_path / "train.log", "w") as log, pytest.raises(LmgapError) as failed:
+        train(
+            tools, {"order": 3, "mem_mb": 64, "sort_mb": 32, "discount_fallback": True}, binaries, tmp_path / "t", log
+        )
+    assert str(failed.value).startswith("build_binary failed on the order-3 model in trie;")
+    assert "cannot write the trie" in str(failed.value)

@@ -128,8 +128,12 @@ class _Job:
                 binary: MeasuredProcess(cmd, stdin=subprocess.PIPE, stdout=errs[binary], stderr=subprocess.STDOUT)
                 for binary, cmd in commands.items()
             }
+            stopped = None
             try:
                 counts = relay_arpa(trainer.process.stdout, [b.process.stdin for b in binarisers.values()], sink)
+            except StoppedReading as err:
+                # The others then fail on the ARPA text cut short: the one that stopped first is to blame.
+                counts, stopped = None, err.sink
             finally:
                 trainer.process.stdout.close()
                 for binariser in binarisers.values():
@@ -152,7 +156,7 @@ class _Job:
                     lmplz_text, trainer.returncode, self.options, self.inputs["text"], self.tmpdir.parent, self.log.name
                 )
             )
-        for binary, binariser in binarisers.items():
+        for binary, binariser in sorted(binarisers.items(), key=lambda item: item[1].process.stdin is not stopped):
             self._check(binary, binariser, texts[binary], trainer.returncode or counts is None)
         return counts, lmplz_text
 
@@ -219,37 +223,48 @@ class MeasuredProcess:
         }
 
 
+class StoppedReading(Exception):
+    """A build_binary stopped reading the ARPA text (sink: its stdin): its exit code and message tell why."""
+
+    def __init__(self, sink):
+        super().__init__(sink)
+        self.sink = sink
+
+
 def relay_arpa(source, sinks, copy=None, chunk=1 << 20):
     """Pass lmplz's ARPA output on to each build_binary (sinks), spliced inside the kernel after the header when
-    one alone wants it (no copy, one format); the header's n-gram counts, None if the stream ends first."""
+    one alone wants it (no copy, one format); the header's n-gram counts, None if the stream ends first;
+    StoppedReading where a sink stops reading."""
     head = b""
     while b"-grams:" not in head and (block := os.read(source.fileno(), chunk)):
         head += block
     counts = arpa_header_counts(head)
-    try:
-        for sink in sinks:
-            _write_all(sink.fileno(), head)
-        if copy:
-            copy.write(head)
-        if copy or len(sinks) > 1:
-            while block := os.read(source.fileno(), chunk):
-                for sink in sinks:
-                    _write_all(sink.fileno(), block)
-                if copy:
-                    copy.write(block)
-        else:
+    for sink in sinks:
+        _write_all(sink, head)
+    if copy:
+        copy.write(head)
+    if copy or len(sinks) > 1:
+        while block := os.read(source.fileno(), chunk):
+            for sink in sinks:
+                _write_all(sink, block)
+            if copy:
+                copy.write(block)
+    else:
+        try:
             while os.splice(source.fileno(), sinks[0].fileno(), chunk):
                 pass
-    except BrokenPipeError:
-        # A build_binary stopped reading: its exit code and message tell why.
-        return None
+        except BrokenPipeError:
+            raise StoppedReading(sinks[0]) from None
     return counts
 
 
-def _write_all(fd, data):
+def _write_all(sink, data):
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    try:
+        while view:
+            view = view[os.write(sink.fileno(), view) :]
+    except BrokenPipeError:
+        raise StoppedReading(sink) from None
 
 
 def explain_lmplz_failure(stderr, returncode, options, text, tmpdir, log_name):
