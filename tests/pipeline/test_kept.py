@@ -96,6 +96,12 @@ def test_a_table_changed_by_hand_is_named_in_every_parse_and_the_report_and_dele
     done = run_pipeline(work, None)
     assert table.read_bytes() == good and set(done.jobs) <= {"install_perplexity_table", "all"}
     assert "changed since" not in done.stdout + done.stderr
+    # Edited again, and a run that writes the table anew: the user's copy is kept, and said where.
+    table.write_bytes(good + b"o9\t(a row of my own)\n")
+    done = run_pipeline(work, None, "--forcerun", "perplexity_table")
+    assert table.read_bytes() == good
+    assert (work / "results/edited/tables/perplexity.tsv").read_bytes() == good + b"o9\t(a row of my own)\n"
+    assert "and yours is kept as results/edited/tables/perplexity.tsv" in done.stderr
 
 
 def test_tables_whose_job_never_started_a_job_before_it_having_failed_are_kept_and_named(neural_run_copy):

@@ -111,6 +111,19 @@ def set_aside(paths, folder):
     return moved
 
 
+def keep_edited(paths, folder="results/edited"):
+    """Copy each of paths (tables, plots or submission files under results/ changed by hand, which their install
+    job is about to replace) to the same place under folder; return the copies."""
+    copies = []
+    for path in map(Path, paths):
+        copy = Path(folder) / path.relative_to("results")
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(copy) as tmp:
+            shutil.copy2(path, tmp)
+        copies.append(str(copy))
+    return copies
+
+
 def planned_jobs(logs):
     """The jobs of each rule a run planned, from its logs (Snakemake's record of a run, which its onsuccess
     and onerror handlers are handed: a path or a list): the counts of each "Job stats" table they print (the
@@ -381,7 +394,7 @@ def edited_warning(edited):
     return (
         f"{', '.join(edited)}: changed since the run that wrote {them} (by hand?), which Snakemake does not see, "
         f"so the figures are not the run's. Delete {them} and run again to put the run's copy back (no job is "
-        "repeated); keep an edit of your own under another name"
+        "repeated); a run that writes them anew keeps yours under results/edited/"
     )
 
 

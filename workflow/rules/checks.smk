@@ -27,6 +27,7 @@ from lmgap.preflight import (
     folders_in_place,
     given_touch,
     install_staged,
+    keep_edited,
     not_placed_warning,
     note_kept,
     other_models_warning,
@@ -158,6 +159,16 @@ onstart:
         # (A setting's refusal, corpus.commit's, at its line in config.yaml.)
         raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
     put_in_place()
+    # A table, plot or submission file changed by hand is the user's: its install job, about to replace it, would
+    # lose it.
+    replaced = [path for path in config["lmgap_report"]["edited"] if set(install_jobs([path])) & set(planned)]
+    for path, copy in zip(replaced, keep_edited(replaced)):
+        warn(
+            [
+                f"{path}: changed since the run that wrote it (by hand?); this run writes its own in its place, "
+                f"and yours is kept as {copy}"
+            ]
+        )
     # The config file as this run read it: a lost one is restored from it (the repository's is another experiment).
     keep_copy("config.yaml")
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
