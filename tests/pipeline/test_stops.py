@@ -11,7 +11,7 @@ import time
 import pytest
 import yaml
 
-from conftest import REPO, SNAKEMAKE, run_pipeline
+from conftest import REPO, SNAKEMAKE, read_table, run_pipeline
 
 pytestmark = pytest.mark.pipeline
 
@@ -96,6 +96,17 @@ def test_tables_whose_new_copy_a_run_staged_and_never_put_in_place_are_put_in_pl
     assert "given --forcerun install_comparison_table" in done.stderr and table.read_bytes() == before
     run_pipeline(work, None, "--forcerun", "install_comparison_table", *seed)
     assert table.read_bytes() == staged
+
+
+def test_a_run_until_a_table_job_ends_with_its_table_in_place_and_no_word_of_another_configuration(
+    neural_run_copy,
+):
+    # More orders: the table's rows change. Its new copy, staged, is put in place before the table is checked.
+    work = neural_run_copy()
+    done = run_pipeline(work, None, "--until", "perplexity_table", "--config", "orders=[2,3]")
+    assert done.jobs.get("perplexity_table") == 1 and "install_perplexity_table" not in done.jobs
+    assert {"o2", "o3"} <= {row["model"] for row in read_table(work)}
+    assert "holds the rows of another configuration" not in done.stderr, done.stderr[-3000:]
 
 
 def test_a_run_limited_to_targets_names_the_tables_it_left_behind_their_inputs(neural_run_copy):

@@ -316,13 +316,16 @@ def behind_targets():
 # A fetch of this run may have found what its start could not know yet; a run that left the
 # tables behind the corpus (a target short of them) says so.
 onsuccess:
+    # First: a run that stopped short of an install job (--until) staged what it made, which is then the table
+    # its config makes (and not another configuration's).
+    put_in_place()
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
     whole = "all" in planned_jobs(log)[0]
     warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole, given_touch(log))])
-    warn(tables_of_other_models())
-    warn([None if whole else behind_targets()])
+    # (A run limited to targets names the tables it left behind their settings, as behind_targets.)
+    warn(tables_of_other_models() if whole else [behind_targets()])
     counts = trained_counts()
     fallbacks = fallback_discounts(counts)
     warn([fallback_note(fallbacks)])
