@@ -285,3 +285,23 @@ def test_a_merge_key_means_what_yaml_merges(tmp_path):
     assert isinstance(config, dict), config
     gap, lmplz = config["gap"], config["lmplz"]
     assert (gap["top_k"], gap["right_tokens"], lmplz["discount_fallback"]) == (60, 4, True)
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (
+            "orders: [3]\ntrain_fraction: [0,5]\n",
+            "(a decimal comma? YAML reads 0,5 in a list as two numbers: write 0.5)",
+        ),
+        ("orders: [3]\ntrain_fraction: [0,25, 1]\n", "write 0.25)"),
+    ],
+)
+def test_a_decimal_comma_in_a_list_of_shares_is_named(tmp_path, text, said):
+    assert said in outcome(text, tmp_path)
+
+
+def test_a_whole_number_list_written_without_spaces_gets_no_decimal_comma_hint(tmp_path):
+    # `orders: [1,3]`: two orders, one of them refused; no share was meant.
+    refused = outcome("orders: [1,3]\n", tmp_path)
+    assert "1 is less than the minimum of 2" in refused and "decimal comma" not in refused

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import unicodedata
+from pathlib import Path
 
 import jsonschema
 import yaml
@@ -97,9 +98,9 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
         # Raised while handling jsonschema's error for the first value refused.
         if not isinstance(err.__context__, jsonschema.ValidationError):
             raise
-        raise LmgapError(
-            refusal(err.__context__, schema, file_line(err.__context__, config, file_settings, file_name))
-        ) from None
+        error = err.__context__
+        line = file_line(error, config, file_settings, file_name)
+        raise LmgapError(refusal(error, schema, line, decimal_comma(error, line, file_name))) from None
     for section, key in PATH_KEYS:
         value = config[section][key]
         # corpus.source may be a URL, which is no path.
@@ -187,10 +188,31 @@ def setting_line(parts, config, file_settings, file_name):
     return f" ({file_name} line {line})" if given == value else ""
 
 
-def refusal(error, schema, line=""):
+def decimal_comma(error, line, file_name):
+    """The hint for a number of a list refused where the config file's line writes digits around a comma
+    (`train_fraction: [0,5]`): YAML reads two numbers, 0 and 5, where a decimal comma meant one."""
+    parts, kinds = list(error.absolute_path), error.schema.get("type", [])
+    # (Of numbers with a fraction: whole numbers, as orders, take no decimal comma.)
+    if error.validator not in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") or not (
+        parts and isinstance(parts[-1], int) and "number" in ([kinds] if isinstance(kinds, str) else kinds)
+    ):
+        return ""
+    number = re.search(r"line (\d+)\)$", line)
+    try:
+        text = Path(file_name).read_text(encoding="utf-8").split("\n")[int(number.group(1)) - 1] if number else ""
+    except (OSError, UnicodeDecodeError, IndexError):
+        return ""
+    found = re.search(r"([0-9]+),([0-9]+)", text.split(" #")[0])
+    if not found:
+        return ""
+    point = f"{found.group(1)}.{found.group(2)}"
+    return f" (a decimal comma? YAML reads {found.group()} in a list as two numbers: write {point})"
+
+
+def refusal(error, schema, line="", hint=""):
     """The key a value came in at (and line: where the config file sets it), what is wrong with it, and
     the refused setting's own description in the schema, which says what it takes; an unknown key, the
-    keys known there."""
+    keys known there. hint: what to add to what is wrong (decimal_comma's)."""
     parts = refused_path(error)
     known = error.schema.get("properties", {})
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
@@ -291,6 +313,7 @@ def refusal(error, schema, line=""):
         if isinstance(node, dict) and "description" in node:
             described = node["description"]
         previous = part
+    message += hint
     joined = " " if message.endswith(", or") else "; "
     if described is None:
         return f"{where}: {message}{joined}give what its comment in config.yaml describes"
