@@ -88,6 +88,7 @@ def unreadable(path):
 
 
 def holds_yaml(path):
+    """Whether a file reads as YAML at all (of settings or not)."""
     try:
         yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError):
