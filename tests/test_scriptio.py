@@ -34,6 +34,7 @@ from lmgap.preflight import (
     edited_warning,
     other_models_warning,
     unfinished_rules,
+    note_records,
     unseen_changes,
 )
 from lmgap.atomic import atomic_path
@@ -225,6 +226,17 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     metadata.mkdir(parents=True)
     (metadata / "cmVzdWx0cw==").write_text("{}")
     assert unseen_changes(provenance, changed, metadata) is None
+    # Some of them deleted since the last run listed them as it ended: said as well.
+    (metadata / "long/name").mkdir(parents=True)
+    (metadata / "long/name/cmVzdWx0cy9v").write_text("{}")
+    listed = tmp_path / "results/.snakemake-records"
+    listed.parent.mkdir()
+    note_records(metadata, listed)
+    assert listed.read_text() == "cmVzdWx0cw==\nlong/name/cmVzdWx0cy9v\n"
+    assert unseen_changes(provenance, changed, metadata, listed) is None
+    (metadata / "long/name/cmVzdWx0cy9v").unlink()
+    said = unseen_changes(provenance, changed, metadata, listed)
+    assert said.startswith("Snakemake's records of the runs (.snakemake/metadata/) are gone (some of them), so it")
 
 
 def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_it(tmp_path):

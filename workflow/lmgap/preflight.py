@@ -310,21 +310,37 @@ def changed_settings(provenance_path, experiment):
     return sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
 
 
-def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
+def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", listed=None):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
-    Snakemake's records of the runs are gone: it compares a job's params with those records, and without
-    them reruns nothing for a changed setting (only for files added or changed)."""
-    if Path(metadata).is_dir() and any(Path(metadata).iterdir()):
+    Snakemake's records of the runs are gone, all of them or some of those listed (note_records' list, written
+    as the last run ended): it compares a job's params with those records, and without them reruns nothing for
+    a changed setting (only for files added or changed)."""
+    names = record_names(metadata)
+    lost = bool(listed) and Path(listed).is_file() and bool(set(Path(listed).read_text().split()) - names)
+    if names and not lost:
         return None
     changed = changed_settings(provenance_path, experiment)
     if not changed:
         return None
     return (
-        f"Snakemake's records of the runs (.snakemake/metadata/) are gone, so it sees no change of settings since "
-        f"the results were made ({', '.join(changed)} differ from {provenance_path}'s): a result none of whose "
-        "files changed stays the earlier settings'. If this run does nothing, or says so as it ends, run with "
-        "--forceall"
+        f"Snakemake's records of the runs (.snakemake/metadata/) are gone ({'some of them' if names else 'all'}), "
+        f"so it sees no change of settings since the results were made ({', '.join(changed)} differ from "
+        f"{provenance_path}'s): a result none of whose files changed stays the earlier settings'. If this run does "
+        "nothing, or says so as it ends, run with --forceall"
     )
+
+
+def note_records(metadata, listed):
+    """List the names of Snakemake's records of the runs (metadata's files, whatever they hold) in listed, as a
+    run ends: a later parse tells by them that some were deleted (unseen_changes)."""
+    if Path(metadata).is_dir():
+        with atomic_open(listed) as handle:
+            handle.write("".join(f"{name}\n" for name in sorted(record_names(metadata))))
+
+
+def record_names(metadata):
+    """The paths of the files under metadata, relative to it (a long record name is a path of folders)."""
+    return {str(path.relative_to(metadata)) for path in Path(metadata).rglob("*") if path.is_file()}
 
 
 def behind_settings(provenance_path, experiment, marker, whole=None, touched=False):

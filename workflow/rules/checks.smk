@@ -30,6 +30,7 @@ from lmgap.preflight import (
     keep_edited,
     not_placed_warning,
     note_kept,
+    note_records,
     other_models_warning,
     planned_jobs,
     set_aside,
@@ -49,6 +50,8 @@ KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
 # Left by a run of the whole pipeline whose results are still of other settings than its config's.
 BEHIND = "results/.behind-settings"
+# Snakemake's records of the runs, whose names each run lists as it ends (a later parse tells a partial loss).
+METADATA, RECORDS = ".snakemake/metadata", "results/.snakemake-records"
 # Where install jobs put the tables, plots and submission in place (tables.smk).
 INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
@@ -229,7 +232,12 @@ if config["lmgap_report"]["uninstalled"]:
             + " ".join(install_jobs(config["lmgap_report"]["uninstalled"]))
         ]
     )
-warn([unseen_changes(PROVENANCE, experiment_settings()), behind_settings(PROVENANCE, experiment_settings(), BEHIND)])
+warn(
+    [
+        unseen_changes(PROVENANCE, experiment_settings(), METADATA, RECORDS),
+        behind_settings(PROVENANCE, experiment_settings(), BEHIND),
+    ]
+)
 warn([seals.gone_warning(FETCH_RECORD)])
 # A record cut, emptied or added to: said at every parse, as a dry run plans the jobs as if it were whole (a stat
 # of each file and a read of the seal of each newer one).
@@ -319,6 +327,7 @@ onsuccess:
     # First: a run that stopped short of an install job (--until) staged what it made, which is then the table
     # its config makes (and not another configuration's).
     put_in_place()
+    note_records(METADATA, RECORDS)
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
@@ -349,6 +358,7 @@ onsuccess:
 
 
 onerror:
+    note_records(METADATA, RECORDS)
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     tables_kept(log)
     warn(tables_of_other_models())
