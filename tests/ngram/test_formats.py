@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from lmgap.errors import LmgapError
-from lmgap.ngram.formats import format_settings, parse_format, split_format
+from lmgap.ngram.formats import format_settings, gap_format, parse_format, split_format
 from lmgap.ngram.run import build_binary_command, train
 
 # build_binary's estimate lines, in its order (the second is -r's rest costs, which we do not offer).
@@ -94,6 +94,9 @@ def test_names_are_canonical_and_give_build_binarys_flags():
     # Canonical names, the default first.
     assert format_settings(["trie-q8", "probing-p1.5", "trie"]) == ["probing", "trie-q8b8", "trie"]
     assert format_settings("trie") == ["trie"]
+    # The gap task's format, null: the first listed, as listed (probing is sorted first among the built).
+    assert gap_format(None, ["trie-q8", "probing"]) == "trie-q8b8" and gap_format(None, "trie") == "trie"
+    assert gap_format("probing", ["trie-q8", "probing"]) == "probing"
     # One format spelt two ways would be built once: the second spelling is refused.
     for twins in (["trie-q8", "trie-q8b8"], ["probing", "probing-p1.5"]):
         with pytest.raises(LmgapError, match=rf"^{twins[1]} is {twins[0]} spelt another way .*: drop one of them"):

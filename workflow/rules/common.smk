@@ -57,7 +57,7 @@ TRAIN_FRACTIONS = sorted({float(fraction) for fraction in config["train_fraction
 # KenLM's binary formats each model is built in, and the one the gap task's blend takes.
 try:
     FORMATS = format_settings(config["build_binary"]["format"])
-    GAP_FORMAT = gap_format(config["gap"]["format"], FORMATS)
+    GAP_FORMAT = gap_format(config["gap"]["format"], config["build_binary"]["format"])
 except LmgapError as err:
     raise WorkflowError(located(str(err), GIVEN, CONFIG_FILE_SETTINGS)) from None
 MODELS = models_from_config(

@@ -106,10 +106,12 @@ def format_settings(setting):
     return sorted(canonical, key=lambda name: name != PROBING)
 
 
-def gap_format(setting, formats):
-    """gap.format's canonical name: one of the formats built (build_binary.format's), the first if null."""
+def gap_format(setting, built):
+    """gap.format's canonical name: one of the formats built (built: build_binary.format), the first listed there
+    if null (as listed: format_settings puts probing first)."""
+    formats = format_settings(built)
     if setting is None:
-        return formats[0]
+        return parse_format(built[0] if isinstance(built, list) else built).name
     name = parse_format(setting).name
     if name not in formats:
         raise LmgapError(
