@@ -415,3 +415,7 @@ def test_a_report_into_a_missing_folder_is_refused_at_the_parse_with_its_mkdir(t
     subprocess.run(["bash", "-c", command], cwd="/", check=True)
     assert (tmp_path / "no dir $(touch X)").is_dir() and not Path("/X").exists() and not (tmp_path / "X").exists()
     check_report_folder(argv)
+    # A folder where the report file goes: refused too, with a file name in it.
+    (tmp_path / "no dir $(touch X)/report.html").mkdir()
+    with pytest.raises(LmgapError, match=r"report.html is a folder, .*: give a file name, as --report '.*/report.html"):
+        check_report_folder(argv)

@@ -75,6 +75,11 @@ def check_report_folder(argv):
         if not given and number + 1 < len(argv) and not argv[number + 1].startswith("-"):
             given = argv[number + 1]
         folder = Path(given).parent if given else Path(".")
+        if given and Path(given).is_dir():
+            raise LmgapError(
+                f"--report {given} is a folder, where Snakemake writes the report as a file (and would fail once it "
+                f"is built): give a file name, as --report {shlex.quote(str(Path(given) / 'report.html'))}"
+            )
         if not folder.is_dir():
             raise LmgapError(
                 f"--report {given}: its folder, {folder.resolve()}, does not exist (Snakemake would fail as it "
