@@ -265,6 +265,30 @@ def setting_lines(node, path=()):
     return found
 
 
+def leading_zero(path, node):
+    """The message for the first number written with a leading 0 that YAML reads as octal (`seed: 010` is 8),
+    or None."""
+    if isinstance(node, yaml.MappingNode):
+        children = [child for pair in node.value for child in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = node.value
+    else:
+        children = []
+    if isinstance(node, yaml.ScalarNode) and node.style is None and node.tag == "tag:yaml.org,2002:int":
+        read = yaml.safe_load(node.value)
+        # (`03` is 3 either way.)
+        if re.fullmatch(r"[-+]?0[0-7_]+", node.value) and read != int(node.value.replace("_", ""), 10):
+            return (
+                f"{path} line {node.start_mark.line + 1}: {node.value} is read by YAML as an octal number ({read}): "
+                f"write {int(node.value.replace('_', ''), 10)}, without the leading 0"
+            )
+    for child in children:
+        found = leading_zero(path, child)
+        if found:
+            return found
+    return None
+
+
 class NotAName(Exception):
     """A key that is a list or a mapping, at its line."""
 
@@ -361,6 +385,9 @@ def check_config_file(path):
         ) from None
     if not isinstance(node, yaml.MappingNode):
         raise LmgapError(f"{path} line {lines[0][0]} is not a setting `name: value`: {restore(path)}")
+    found = leading_zero(path, node)
+    if found:
+        raise LmgapError(found)
     try:
         found = setting_lines(node)
     except NotAName as err:
