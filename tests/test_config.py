@@ -96,6 +96,8 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
             'is in typographic quotes, which YAML keeps as part of the value: write it in plain quotes, "../kenlm/bin"',
         ),
         ({"build_binary": {"format": ["\u2018trie\u2019"]}}, "build_binary.format", "is in typographic quotes"),
+        # Spaces around a quoted path: invisible in the message that the path names no file.
+        ({"corpus": {"source": "corpus  "}}, "corpus.source", "'corpus  ' has spaces around it, which YAML keeps"),
         ({"lmplz": {"prune": [0, 2, 1]}}, "lmplz.prune", "must not decrease"),
         ({"orders": [2, 5], "lmplz": {"prune": [0, 0, 1]}}, "lmplz.prune", "model has only 2 orders"),
         ({"memory": {"budget_mb": 300}}, "memory.budget_mb", "300 is less than the minimum of 512; give what"),

@@ -91,7 +91,7 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
     with open(schema_path) as handle:
         schema = yaml.safe_load(handle)
     config = read_as_schema_types(copy.deepcopy(config), schema)
-    check_quotes(config, file_settings, file_name)
+    check_texts(config, file_settings, file_name)
     try:
         validate(config, str(schema_path), set_default=True)
     except WorkflowError as err:
@@ -135,15 +135,22 @@ def strings(value, keys=()):
         yield keys, value
 
 
-def check_quotes(config, file_settings, file_name):
-    """Refuse a value in typographic quotes (“../kenlm/bin”), which YAML keeps as part of it: as a path it
-    names no file, and the run would fail in its first job, far from the line."""
+def check_texts(config, file_settings, file_name):
+    """Refuse a text value in typographic quotes (“../kenlm/bin”), or with spaces around it (`"corpus  "`),
+    which YAML keeps as part of it: as a path it names no file, and the run would fail in its first job, far
+    from the line, with a message whose path looks right."""
     for keys, text in strings(config):
+        where = setting_line(keys, config, file_settings, file_name)
         if len(text) > 1 and text[0] in TYPOGRAPHIC and text[-1] in TYPOGRAPHIC:
-            where = setting_line(keys, config, file_settings, file_name)
             raise LmgapError(
                 f"config: {'.'.join(keys)}{where}: {text} is in typographic quotes, which YAML keeps as part of "
                 f'the value: write it in plain quotes, "{text[1:-1]}", or none'
+            )
+        # (Control characters, a tab among them, are the schema's patterns' to refuse.)
+        if text != text.strip(" "):
+            raise LmgapError(
+                f"config: {'.'.join(keys)}{where}: {text!r} has spaces around it, which YAML keeps as part of a "
+                f"quoted value (no path or name here holds them): write {text.strip(' ')!r}"
             )
 
 
