@@ -147,6 +147,11 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
         (b"orders: [3]\n? [a, b]\n: 1\n", "line 2: a setting's name is a list or a mapping, not a word: write"),
         (b"gap: {top_k: 5},\norders: [3]\n", "line 1 has `,` after its value's closing `}`: remove it"),
         (b"orders: [3]\ncomparison:\n  seed: 010\n", "line 3: 010 is read by YAML as an octal number (8): write 10"),
+        (
+            b"orders: [3]\ngap:\n  top_k: 5\n---\norders: [4]\n",
+            "line 4 starts a second YAML document (`---`), where a config is one: delete that line, and keep one of "
+            "the two lines that set orders (lines 1 and 5)",
+        ),
         # A block's first line two steps in, its next one: YAML gives up at the second, the first is off.
         (
             b"orders: [3]\ncorpus:\n  source: c\ngap:\n    top_k: 5\n  enabled: true\n",
@@ -162,6 +167,7 @@ def test_snakemake_refuses_a_duplicated_line_before_any_job(tmp_path):
         "a list as a name",
         "a comma",
         "a leading 0",
+        "a second document",
         "a block's first line two steps in",
     ],
 )

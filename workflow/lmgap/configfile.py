@@ -265,6 +265,23 @@ def setting_lines(node, path=()):
     return found
 
 
+def second_document(path, text, number):
+    """Line `number`, a `---` that starts a second YAML document (settings pasted from another config): the
+    message, naming the settings both documents set (which deleting the line alone would give twice)."""
+    rest = text.split("\n")
+    del rest[number - 1]
+    twice = ""
+    try:
+        setting_lines(yaml.compose("\n".join(rest), Loader=yaml.SafeLoader))
+    except DuplicateKey as err:
+        # (Lines of the text without line `number`, as the file numbers them.)
+        first, second = (line + (line >= number) for line in (err.first, err.second))
+        twice = f", and keep one of the two lines that set {'.'.join(err.path)} (lines {first} and {second})"
+    except yaml.YAMLError:
+        pass
+    return f"{path} line {number} starts a second YAML document (`---`), where a config is one: delete that line{twice}"
+
+
 def leading_zero(path, node):
     """The message for the first number written with a leading 0 that YAML reads as octal (`seed: 010` is 8),
     or None."""
@@ -370,6 +387,8 @@ def check_config_file(path):
         found = two_settings_on_a_line(path, lines) or indentation_mistake(path, lines) or unclosed(path, lines)
         if not found and mark and "could not find expected ':'" in str(err.problem):
             found = missing_colon(path, lines, mark.line + 1 if mark.column else mark.line)
+        if not found and mark and "another document" in str(err.problem):
+            found = second_document(path, text, mark.line + 1)
         if not found and mark:
             found = stray_tab(path, lines, mark.line + 1) or after_closed(path, text, mark)
         if found:
