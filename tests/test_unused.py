@@ -120,6 +120,16 @@ def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
         "unpruned one; give a threshold above 0 to prune, or drop it"
     ]
     assert len(warnings({"lmplz": {"prune": [0, 0]}})) == 1 and warnings({"lmplz": {"prune": [0, 1]}}) == []
+    # A causal model rescores at most the top_k words the n-gram lists.
+    causal = {"small": {"kind": "causal"}}
+    above = warnings({"gap": {"top_k": 20, "neural_candidates": 60}}, neural=causal)
+    assert above == [
+        "gap.neural_candidates, 60, is above gap.top_k, 20: a causal model rescores at most the top_k words the "
+        "n-gram lists, so any value from top_k up changes nothing; give at most 20, or drop it"
+    ]
+    # Its default above a lowered top_k is as documented, and one at most top_k does its work.
+    assert warnings({"gap": {"top_k": 20}}, neural=causal) == []
+    assert warnings({"gap": {"top_k": 20, "neural_candidates": 20}}, neural=causal) == []
     # The task off does not hide the settings beyond it.
     assert len(warnings({"gap": {"enabled": False}, "lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})) == 1
 

@@ -116,6 +116,17 @@ def _gap_settings(config, defaults, kinds, gap_models):
             "the gap task takes the n-grams trained on the whole training split, and train_fraction has no 1.0: no "
             f"n-gram predicts the gaps{rescoring} (the blend mixes the rest alone); add 1.0 to train_fraction"
         )
+    elif (
+        causal
+        and gap["neural_candidates"] > gap["top_k"]
+        and "gap.neural_candidates" in changed(config, defaults, "gap")
+    ):
+        # (Its default above a top_k the user lowered is top_k's doing, as documented: said only of another value.)
+        yield (
+            f"gap.neural_candidates, {gap['neural_candidates']:,}, is above gap.top_k, {gap['top_k']:,}: a causal "
+            "model rescores at most the top_k words the n-gram lists, so any value from top_k up changes nothing; "
+            f"give at most {gap['top_k']:,}, or drop it"
+        )
     if not causal:
         for key in RESCORING:
             if value(config, key) != defaults[key]:
