@@ -174,6 +174,16 @@ def test_output_without_per_token_fields_is_refused():
         score_output(io.BytesIO(b"Total: -1.5 OOV: 0\n"), order=3)
 
 
+def test_a_line_of_neither_kind_is_named_where_it_is_met():
+    # A damaged line among the scored ones, which the summary's check would only call a misreading.
+    output = io.BytesIO(b"a=3 1 -0.5\t</s>=2 1 -0.5\tTotal: -1 OOV: 0\n\x01 garbage\nTokens:\t2\n")
+    with pytest.raises(LmgapError, match=r"^query's output line 2 is neither a scored line .*: b'\\x01 garbage\\n'"):
+        score_output(output, order=2)
+    # query's own summary lines are taken.
+    scores, summary = score_output(io.BytesIO(b"a=3 1 -0.5\t</s>=2 1 -0.5\tTotal: -1 OOV: 0\nTokens:\t2\n"), 2)
+    assert summary == "Tokens:\t2\n" and scores.tokens == 2
+
+
 def test_surfaces_holding_equals_signs_and_zeros_are_read_by_their_id():
     # `x=0` is in the vocabulary (id 5); `a=` is not (id 0); `=0` surfaces never fool the reader.
     line = b"x=0=5 1 -1.5\ta==0 1 -2\t=0=7 2 -0.25\t</s>=2 1 -0.5\tTotal: -4.25 OOV: 1\n"

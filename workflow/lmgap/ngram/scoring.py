@@ -83,15 +83,25 @@ class SplitScores:
         }
 
 
+# A line of query's summary: `Perplexity including OOVs:<TAB>13127.04`.
+SUMMARY_LINE = re.compile(rb"[A-Za-z][^\t]*:\t[^\t]*\n?")
+
+
 def score_output(lines, order):
-    """SplitScores and the summary lines from an iterable of query's output lines (bytes)."""
+    """SplitScores and the summary lines from an iterable of query's output lines (bytes); a line of neither
+    kind (a query other than KenLM's, or its output damaged) is named where it is met."""
     scores = SplitScores(order)
     summary = []
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         if b"Total: " in line:
             scores.add_line(line, scores.sentences + 1)
-        else:
+        elif SUMMARY_LINE.fullmatch(line):
             summary.append(line.decode("utf-8", "replace"))
+        else:
+            raise LmgapError(
+                f"query's output line {number} is neither a scored line (`-v word -v sentence`) nor one of its "
+                f"summary's: {line[:200]!r}"
+            )
     return scores, "".join(summary)
 
 
