@@ -246,7 +246,7 @@ warn(damaged_warnings(INSTALLED_FOLDERS))
 
 def put_in_place():
     """Put in place the tables, plots and submission files whose new copy their job staged and a stopped run
-    left unplaced (lmgap.preflight.install_staged), and say so."""
+    left unplaced (lmgap.preflight.install_staged), and say so; return those."""
     placed, failed = install_staged(staged_copies())
     if placed:
         warn(
@@ -256,6 +256,7 @@ def put_in_place():
             ]
         )
     warn([not_placed_warning(failed, install_jobs(failed))])
+    return placed
 
 
 def tables_kept(log=None):
@@ -265,12 +266,13 @@ def tables_kept(log=None):
     these, the earlier run's, are removed where the copy put in place stands: they are then kept as a failed
     job's are, and their job stays due until it has run (a next run with nothing else to do runs no hook
     that could strike them off a list)."""
-    put_in_place()
+    # (A copy just put in place is its job's new one, made before the job was stopped: not an earlier run's.)
+    placed = put_in_place()
     unfinished = unfinished_rules(log) if log else set()
     for job in RESULTS:
         if job in unfinished:
             for path, _, _ in RESULTS[job].values():
-                if Path(path).is_file() and not Path(staged(path)).is_dir():
+                if Path(path).is_file() and not Path(staged(path)).is_dir() and path not in placed:
                     Path(staged(path)).unlink(missing_ok=True)
     kept = sorted(kept_from_an_earlier_run())
     try:
