@@ -4,6 +4,7 @@ file emptied or every line commented out. Each mutant either means what it says 
 settings are the file's as edited) or is refused before any job starts, naming config.yaml, the line of
 the mistake and a fix. A few mutants stand for each class."""
 
+import json
 import re
 import subprocess
 
@@ -313,3 +314,29 @@ def test_a_whole_number_list_written_without_spaces_gets_no_decimal_comma_hint(t
     # `orders: [1,3]`: two orders, one of them refused; no share was meant.
     refused = outcome("orders: [1,3]\n", tmp_path)
     assert "1 is less than the minimum of 2" in refused and "decimal comma" not in refused
+
+
+def follow_the_fix(folder, cwd):
+    """Empty the folder's config.yaml and run, from cwd, the command its refusal gives to write it anew."""
+    (folder / "config.yaml").write_text("")
+    with pytest.raises(LmgapError) as err:
+        check_config_file(folder / "config.yaml")
+    command = re.search(r"but kenlm.bin_dir\): (printf .*), or restore it", str(err.value)).group(1)
+    subprocess.run(["bash", "-c", command], cwd=cwd, check=True)
+
+
+def test_a_lost_config_without_a_kept_copy_is_written_from_the_settings_its_results_record(tmp_path):
+    # No copy kept (results/.config.yaml gone): provenance.json still records the experiment, and the user's tools.
+    folder = tmp_path / "run $(touch X) it's"
+    (folder / "results").mkdir(parents=True)
+    experiment = {"orders": [2, 3], "gap": {"top_k": 30}, "corpus": {"source": "my corpus", "commit": None}}
+    provenance = {"experiment": experiment, "kenlm": {"bin_dir": "/opt/kenlm 'x'/bin"}}
+    (folder / "results/provenance.json").write_text(json.dumps(provenance))
+    follow_the_fix(folder, tmp_path)
+    assert yaml.safe_load((folder / "config.yaml").read_text()) == {**experiment, "kenlm": provenance["kenlm"]}
+    assert not (tmp_path / "X").exists()
+    # Tools the run built in the folder's own resources/: not a setting the config gave.
+    provenance["kenlm"]["bin_dir"] = str(folder / "resources/kenlm/kenlm-0.3.0-maxorder6/bin")
+    (folder / "results/provenance.json").write_text(json.dumps(provenance))
+    follow_the_fix(folder, tmp_path)
+    assert yaml.safe_load((folder / "config.yaml").read_text()) == experiment

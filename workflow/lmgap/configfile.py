@@ -2,6 +2,7 @@
 where YAML's parser gives up (a bracket left open is found lines later, a line indented one space
 too far at the next line's), and the line of every setting, for the schema's refusals."""
 
+import json
 import re
 import shlex
 import shutil
@@ -70,7 +71,32 @@ def restore_own(path):
             f"the copy kept by the last run, {kept}, is damaged too ({unreadable(kept)}): mend it and copy it "
             f"back with {copy}, or {restore(path)}"
         )
-    return restore(path)
+    recorded = from_provenance(path)
+    return f"{recorded}, or {restore(path)}" if recorded else restore(path)
+
+
+# The record of the settings a run's results were made with (rule provenance), relative to the run's folder.
+PROVENANCE = Path("results/provenance.json")
+
+
+def from_provenance(path):
+    """The fix that writes a lost config file from the settings its folder's results were made with, where their
+    provenance record holds them: its experiment (every setting but the machine's own), and kenlm.bin_dir where
+    the tools were the user's (not built in the folder's resources/), as one line of JSON, which YAML reads."""
+    record = path.parent / PROVENANCE
+    try:
+        provenance = json.loads(record.read_text())
+        settings, bin_dir = dict(provenance["experiment"]), provenance.get("kenlm", {}).get("bin_dir")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if bin_dir and not Path(bin_dir).resolve().is_relative_to(path.parent / "resources"):
+        settings["kenlm"] = {"bin_dir": bin_dir}
+    text = json.dumps(settings)
+    return (
+        f"write the settings its results were made with, which {record} records, as one line YAML reads (without "
+        f"the comments, and the paths of this machine but kenlm.bin_dir): printf '%s\\n' {shlex.quote(text)} > "
+        f"{shlex.quote(str(path))}"
+    )
 
 
 def unreadable(path):
