@@ -246,6 +246,15 @@ def test_a_compressed_file_is_read_as_geval_reads_it_decompressed(tmp_path, tool
         score_files(packed[out], expected)
 
 
+def test_an_expected_word_is_stripped_as_geval_strips_it_for_every_metric():
+    # GEval's expectedParser for the hashed metrics is `onlyStrip` (Data.Text.strip): spaces, tabs and the Unicode
+    # spaces around the word go, for the log loss as for the accuracy; a control character such as U+0085 stays.
+    out = ["A:0.6 B:0.3 :0.1", "B:0.5 A:0.4 :0.1"]
+    plain, _ = score_lines(out, ["A", "A"])
+    assert score_lines(out, ["A  ", "\t\u00a0A\u3000"])[0] == plain
+    assert score_lines(out, ["A\x85", "A"])[0] != plain
+
+
 def test_command_prints_every_digit_and_refuses_bad_files(tmp_path):
     out, expected = tmp_path / "out.tsv", tmp_path / "expected.tsv"
     out.write_text("A:0.6 B:0.4\nC:0.2 A:0.1\nA:0.4 C:0.4\nD:1.0\nC:0.4 B:0.5 :0.1\n")

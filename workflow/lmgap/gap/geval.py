@@ -30,6 +30,7 @@ import gzip
 import lzma
 import math
 import re
+import unicodedata
 
 import mmh3
 
@@ -320,6 +321,19 @@ def read_predictions(path):
     return lines
 
 
+def strip(text):
+    """Text without the whitespace around it, as GEval reads an expected line for the hashed metrics (its
+    expectedParser `onlyStrip`: Data.Text.strip, whose Data.Char.isSpace is the ASCII spaces, a no-break space and
+    the other Unicode spaces, and nothing else)."""
+    spaces = " \t\n\r\f\v"
+    start, end = 0, len(text)
+    while start < end and (text[start] in spaces or unicodedata.category(text[start]) == "Zs"):
+        start += 1
+    while end > start and (text[end - 1] in spaces or unicodedata.category(text[end - 1]) == "Zs"):
+        end -= 1
+    return text[start:end]
+
+
 def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv", expected_name="expected.tsv"):
     """Every metric of an output against the expected words, and each line's log-probability."""
     if not out_lines:
@@ -331,7 +345,7 @@ def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv"
             f"(GEval: too {few} lines in the output file); write one line per line of {expected_name}"
         )
     total, top1, top10, per_line = 0.0, 0, 0, []
-    for number, (line, expected) in enumerate(zip(out_lines, expected_lines), start=1):
+    for number, (line, expected) in enumerate(zip(out_lines, map(strip, expected_lines)), start=1):
         try:
             specs, values = parse_out_line(line)
             log_probability = line_log_probability(specs, values, expected, bits, number)
@@ -348,8 +362,8 @@ def score_lines(out_lines, expected_lines, bits=DEFAULT_BITS, out_name="out.tsv"
         per_line.append(log_probability)
         total += log_probability
         ranked = ranked_words(specs)
-        top1 += bool(ranked) and ranked[0] == expected.strip()
-        top10 += expected.strip() in ranked[:10]
+        top1 += bool(ranked) and ranked[0] == expected
+        top10 += expected in ranked[:10]
     log_loss = -(total / len(out_lines))
     names = metric_names(bits)
     metrics = {
