@@ -338,9 +338,16 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", 
 def note_records(metadata, listed):
     """List the names of Snakemake's records of the runs (metadata's files, whatever they hold) in listed, as a
     run ends: a later parse tells by them that some were deleted (unseen_changes)."""
-    if Path(metadata).is_dir():
+    if not Path(metadata).is_dir():
+        return
+    try:
+        Path(listed).parent.mkdir(parents=True, exist_ok=True)
         with atomic_open(listed) as handle:
             handle.write("".join(f"{name}\n" for name in sorted(record_names(metadata))))
+    except OSError:
+        # (A full disk, say, as a failed run ends: the list only serves a later warning, and the run's own
+        # error is the one to see.)
+        return
 
 
 def record_names(metadata):
