@@ -29,6 +29,7 @@ from lmgap.preflight import (
     folders_in_place,
     given_touch,
     install_staged,
+    killed_warning,
     not_placed_warning,
     planned_jobs,
     edited_warning,
@@ -209,6 +210,20 @@ def test_a_run_s_log_gives_the_rules_of_the_jobs_it_planned_and_did_not_finish(t
     assert unfinished_rules([str(log)]) == {"gap_logprobs", "gap_table", "install_gap_table", "all", "total"}
     assert unfinished_rules(str(log)) == unfinished_rules([str(log)])
     assert unfinished_rules([str(tmp_path / "gone.log")]) == set() and unfinished_rules(None) == set()
+
+
+def test_a_job_killed_with_sigkill_is_named_with_memory_as_its_likely_cause(tmp_path):
+    # As Snakemake logs a job whose process the kernel killed (its own handler never runs).
+    log = tmp_path / "run.log"
+    log.write_text(
+        'CalledProcessError in file "workflow/rules/neural.smk", line 60:\n'
+        "Command 'set -euo pipefail;  python .snakemake/scripts/tmp.train_neural.py' died with <Signals.SIGKILL: 9>.\n"
+        "[Mon Nov 30 03:58:09 2026]\nError in rule train_neural:\n    message: None\n"
+    )
+    said = killed_warning(str(log))
+    assert said.startswith("a job of train_neural was killed (SIGKILL), by hand or, most often, by the kernel")
+    log.write_text("Error in rule train:\n    message: None\n")
+    assert killed_warning(str(log)) is None
 
 
 def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_path):

@@ -147,6 +147,20 @@ def planned_jobs(logs):
     return planned, text
 
 
+def killed_warning(logs):
+    """The warning for the jobs a run's log (planned_jobs' logs) says were killed with SIGKILL, whose own
+    process can say nothing: by hand, or, most often, by the kernel for want of memory."""
+    text = planned_jobs(logs)[1]
+    killed = sorted(set(re.findall(r"died with <Signals\.SIGKILL: 9>\.\n(?:\[[^\n]*\]\n)?Error in rule (\w+):", text)))
+    if not killed:
+        return None
+    return (
+        f"a job of {', '.join(killed)} was killed (SIGKILL), by hand or, most often, by the kernel for want of "
+        "memory (`dmesg` says which): run fewer jobs at once (a smaller --resources mem_mb=N), lower "
+        "memory.budget_mb to what is free, or stop other programs, then run the same command again"
+    )
+
+
 def unfinished_rules(logs):
     """The rules some of whose jobs a run planned (planned_jobs) and did not see finish, against the logs'
     "Finished jobid" lines. A table job that never started, a job it waits for having failed, is among them."""

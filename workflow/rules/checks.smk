@@ -28,6 +28,7 @@ from lmgap.preflight import (
     given_touch,
     install_staged,
     keep_edited,
+    killed_warning,
     not_placed_warning,
     note_kept,
     note_records,
@@ -361,6 +362,7 @@ onsuccess:
 
 onerror:
     note_records(METADATA, RECORDS)
+    warn([killed_warning(log)])
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     tables_kept(log)
     warn(tables_of_other_models())
