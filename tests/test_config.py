@@ -121,8 +121,12 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         ),
         ({"lmplz": {"prune": [[], [0, 0]]}}, "lmplz.prune", "[0, 0] prunes as [] does"),
         # Characters that look like ASCII, pasted or typed on another keyboard layout.
-        ({"orders": [3, "\uff14"]}, "orders[1]", "(\uff14 (U+FF14) only looks like ASCII: write 4)"),
-        ({"gap": {"top_k": "\u22125"}}, "gap.top_k", "(\u2212 (U+2212) only looks like ASCII: write -5)"),
+        ({"orders": [3, "\uff14"]}, "orders[1]", "(\uff14 (U+FF14) only looks like ASCII; write 4)"),
+        (
+            {"gap": {"top_k": "\u22125"}},
+            "gap.top_k",
+            "(\u2212 (U+2212) only looks like ASCII; as ASCII, -5, which is refused too: -5 is less than the minimum",
+        ),
         # A decimal comma: a list's brackets would make it two numbers.
         ({"train_fraction": "0,5"}, "train_fraction", "(a decimal comma? numbers take a point: write [0.5])"),
         (

@@ -249,7 +249,10 @@ def refusal(error, schema, line="", hint=""):
         # `top_k: ５0`, `top_k: −5`: a character that looks like a digit or a sign, typed or pasted, makes text.
         odd = ", ".join(f"{char} (U+{ord(char):04X})" for char in dict.fromkeys(error.instance) if not char.isascii())
         looks = "looks" if len(odd.split(", ")) == 1 else "look"
-        message += f" ({odd} only {looks} like ASCII: write {plain})"
+        # (The value as ASCII, checked as the setting's own: a hint to write what is refused next is no fix.)
+        also = next(jsonschema.Draft202012Validator(error.schema).iter_errors(yaml.safe_load(plain)), None)
+        fix = f"as ASCII, {plain}, which is refused too: {also.message}" if also else f"write {plain}"
+        message += f" ({odd} only {looks} like ASCII; {fix})"
     elif (
         error.validator == "type"
         and isinstance(error.instance, str)
