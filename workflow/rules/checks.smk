@@ -51,6 +51,8 @@ KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
 # Left by a run of the whole pipeline whose results are still of other settings than its config's.
 BEHIND = "results/.behind-settings"
+# Where a table, plot or submission file changed by hand is kept as a run replaces it (keep_edited).
+EDITED = "results/edited"
 # Snakemake's records of the runs, whose names each run lists as it ends (a later parse tells a partial loss).
 METADATA, RECORDS = ".snakemake/metadata", "results/.snakemake-records"
 # Where install jobs put the tables, plots and submission in place (tables.smk).
@@ -129,7 +131,7 @@ def warn(warnings):
 # traceback.
 try:
     check_records_writable()
-    check_folders([*INSTALLED_FOLDERS, "logs"])
+    check_folders([*INSTALLED_FOLDERS, "logs", "results/.staged", str(seals.SEALS), EDITED])
     check_report_folder(sys.argv)
     check_outputs_writable(["results", "logs"])
 except LmgapError as err:
@@ -166,7 +168,7 @@ onstart:
     # A table, plot or submission file changed by hand is the user's: its install job, about to replace it, would
     # lose it.
     replaced = [path for path in config["lmgap_report"]["edited"] if set(install_jobs([path])) & set(planned)]
-    for path, copy in zip(replaced, keep_edited(replaced)):
+    for path, copy in zip(replaced, keep_edited(replaced, EDITED)):
         warn(
             [
                 f"{path}: changed since the run that wrote it (by hand?); this run writes its own in its place, "
