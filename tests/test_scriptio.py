@@ -29,6 +29,7 @@ from lmgap.preflight import (
     folders_in_place,
     given_touch,
     install_staged,
+    keep_edited,
     killed_warning,
     not_placed_warning,
     planned_jobs,
@@ -436,3 +437,16 @@ def test_a_report_into_a_missing_folder_is_refused_at_the_parse_with_its_mkdir(t
     (tmp_path / "no dir $(touch X)/report.html").mkdir()
     with pytest.raises(LmgapError, match=r"report.html is a folder, .*: give a file name, as --report '.*/report.html"):
         check_report_folder(argv)
+
+
+def test_each_edit_kept_as_a_run_replaces_it_is_kept_beside_the_earlier_ones(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table = Path("results/tables/perplexity.md")
+    table.parent.mkdir(parents=True)
+    kept = []
+    for text in ("my first note", "my first note", "my second note"):
+        table.write_text(text)
+        kept += keep_edited([str(table)])
+    # The same edit twice is one copy; another edit is kept beside it, never over it.
+    assert kept == ["results/edited/tables/perplexity.md"] * 2 + ["results/edited/tables/perplexity.2.md"]
+    assert [Path(path).read_text() for path in kept[1:]] == ["my first note", "my second note"]

@@ -118,10 +118,15 @@ def set_aside(paths, folder):
 
 def keep_edited(paths, folder="results/edited"):
     """Copy each of paths (tables, plots or submission files under results/ changed by hand, which their install
-    job is about to replace) to the same place under folder; return the copies."""
+    job is about to replace) to the same place under folder, beside an earlier edit kept there (`perplexity.2.md`
+    after `perplexity.md`); return the copies."""
     copies = []
     for path in map(Path, paths):
         copy = Path(folder) / path.relative_to("results")
+        number = 1
+        while copy.exists() and not (copy.is_file() and filecmp.cmp(copy, path, shallow=False)):
+            number += 1
+            copy = copy.with_name(f"{path.stem}.{number}{path.suffix}")
         copy.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(copy) as tmp:
             shutil.copy2(path, tmp)
