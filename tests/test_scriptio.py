@@ -33,6 +33,7 @@ from lmgap.preflight import (
     killed_warning,
     not_placed_warning,
     planned_jobs,
+    rerun_triggers_warning,
     edited_warning,
     other_models_warning,
     unfinished_rules,
@@ -450,3 +451,21 @@ def test_each_edit_kept_as_a_run_replaces_it_is_kept_beside_the_earlier_ones(tmp
     # The same edit twice is one copy; another edit is kept beside it, never over it.
     assert kept == ["results/edited/tables/perplexity.md"] * 2 + ["results/edited/tables/perplexity.2.md"]
     assert [Path(path).read_text() for path in kept[1:]] == ["my first note", "my second note"]
+
+
+def test_rerun_triggers_without_params_are_named_where_a_setting_changed(tmp_path):
+    # Snakemake reruns nothing for a changed setting unless params is among its --rerun-triggers.
+    experiment = {"orders": [3], "comparison": {"seed": 12345}}
+    provenance = tmp_path / "provenance.json"
+    provenance.write_text(json.dumps({"experiment": experiment}))
+    changed = {**experiment, "comparison": {"seed": 7}}
+    for argv in (
+        ["snakemake", "--rerun-triggers", "mtime", "input", "--cores", "2"],
+        ["snakemake", "--rerun-triggers=mtime"],
+    ):
+        said = rerun_triggers_warning(argv, provenance, changed)
+        assert said.startswith("--rerun-triggers mtime") and "leaves params out" in said and "(comparison.seed" in said
+    # With params among them, without the option, or with the settings the results were made with: nothing.
+    assert rerun_triggers_warning(["snakemake", "--rerun-triggers", "mtime", "params"], provenance, changed) is None
+    assert rerun_triggers_warning(["snakemake", "--cores", "2"], provenance, changed) is None
+    assert rerun_triggers_warning(["snakemake", "--rerun-triggers", "mtime"], provenance, experiment) is None

@@ -4,6 +4,7 @@ looks a parse takes at this folder (reading only: a dry run, a lint and a report
 import csv
 import errno
 import filecmp
+import itertools
 import json
 import os
 import re
@@ -351,6 +352,25 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", 
         f"so it sees no change of settings since the results were made ({', '.join(changed)} differ from "
         f"{provenance_path}'s): a result none of whose files changed stays the earlier settings'. If this run does "
         "nothing, or says so as it ends, run with --forceall"
+    )
+
+
+def rerun_triggers_warning(argv, provenance_path, experiment):
+    """The warning for a command line (argv) whose --rerun-triggers leave params out, where the config's settings
+    differ from those the results were made with: Snakemake then reruns nothing for them."""
+    triggers = []
+    for number, argument in enumerate(argv):
+        name, _, given = argument.partition("=")
+        if name == "--rerun-triggers":
+            following = argv[number + 1 :]
+            triggers = [given] if given else list(itertools.takewhile(lambda word: not word.startswith("-"), following))
+    changed = changed_settings(provenance_path, experiment) if triggers and "params" not in triggers else []
+    if not changed:
+        return None
+    return (
+        f"--rerun-triggers {' '.join(triggers)} leaves params out, so Snakemake reruns nothing for a changed "
+        f"setting ({', '.join(changed)} differ from {provenance_path}'s): add params to --rerun-triggers (or "
+        "leave the option out), or run with --forceall"
     )
 
 

@@ -34,6 +34,7 @@ from lmgap.preflight import (
     note_records,
     other_models_warning,
     planned_jobs,
+    rerun_triggers_warning,
     set_aside,
     stale_tables_warning,
     unseen_changes,
@@ -238,6 +239,7 @@ if config["lmgap_report"]["uninstalled"]:
 warn(
     [
         unseen_changes(PROVENANCE, experiment_settings(), METADATA, RECORDS),
+        rerun_triggers_warning(sys.argv, PROVENANCE, experiment_settings()),
         behind_settings(PROVENANCE, experiment_settings(), BEHIND),
     ]
 )
