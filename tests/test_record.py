@@ -190,3 +190,14 @@ def test_surfaces_holding_equals_signs_and_zeros_are_read_by_their_id():
     scores, _ = score_output(io.BytesIO(line), order=2)
     assert (scores.tokens, scores.oovs, scores.log10_prob_oov) == (4, 1, -2.0)
     assert scores.sums()["matched_length"] == [0, 2, 1]
+
+
+def test_a_query_that_fails_after_its_whole_output_is_named_as_the_tool_not_the_model(tmp_path, kenlm_bin):
+    # Deleting the model, as a damaged model's fix says, would change nothing: the tool is to blame.
+    failing = tmp_path / "query"
+    failing.write_text(f'#!/bin/bash\n{kenlm_bin / "query"} "$@"\nexit 1\n')
+    failing.chmod(0o755)
+    with pytest.raises(
+        LmgapError, match=r"query exited with code 1 on .* after printing its whole output.*kenlm.bin_dir"
+    ):
+        score_text(tmp_path, failing.parent, TINY_ARPA, TEXT, order=3)

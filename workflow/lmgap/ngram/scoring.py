@@ -139,6 +139,12 @@ def query(tool, model, text, order, log):
         finally:
             process.stdout.close()
             returncode = process.wait()
+    if returncode and "Tokens:" in summary:
+        # Its whole output read: the model loaded and was scored, so the tool is to blame, not the model.
+        raise LmgapError(
+            f"query exited with code {returncode} on {model} after printing its whole output, which KenLM's query "
+            "does not: is kenlm.bin_dir's query KenLM's? Fix kenlm.bin_dir, or remove it to build KenLM's own"
+        )
     if returncode:
         log.flush()
         tail = stderr_tail(Path(log.name).read_text(errors="replace"))
