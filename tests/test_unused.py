@@ -130,6 +130,12 @@ def test_each_other_idle_combination_is_named_with_what_gives_it_an_effect():
     # Its default above a lowered top_k is as documented, and one at most top_k does its work.
     assert warnings({"gap": {"top_k": 20}}, neural=causal) == []
     assert warnings({"gap": {"top_k": 20, "neural_candidates": 20}}, neural=causal) == []
+    # Written out at its default, as the config as given tells: set, and named.
+    config = validate_config({"orders": [3, 5], "gap": {"top_k": 20, "neural_candidates": 50}}, SCHEMA)
+    given = {"gap": {"top_k": 20, "neural_candidates": 50}}
+    said = list(unused_settings(config, DEFAULTS, causal, ["o5"], True, given))
+    assert said and said[0].startswith("gap.neural_candidates, 50, is above gap.top_k, 20")
+    assert list(unused_settings(config, DEFAULTS, causal, ["o5"], True, {"gap": {"top_k": 20}})) == []
     # The task off does not hide the settings beyond it.
     assert len(warnings({"gap": {"enabled": False}, "lmplz": {"vocab_pad": True, "interpolate_unigrams": False}})) == 1
 

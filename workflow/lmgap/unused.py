@@ -41,12 +41,13 @@ def changed(config, defaults, section):
     return [key for key in defaults if key.startswith(section + ".") and value(config, key) != defaults[key]]
 
 
-def unused_settings(config, defaults, neural, gap_models, compared):
+def unused_settings(config, defaults, neural, gap_models, compared, given=None):
     """A warning for each setting that has no effect: config (validated), defaults (schema_defaults),
     neural ({name: settled settings}, lmgap.neural.settings), gap_models (the n-grams the gap task uses),
-    compared (whether comparison.tsv has a pair of models to compare)."""
+    compared (whether comparison.tsv has a pair of models to compare), given (the config as written, where a
+    setting written at its default counts as set; else one at its default does not)."""
     kinds = {name: entry["kind"] for name, entry in neural.items()}
-    yield from _gap_settings(config, defaults, kinds, gap_models)
+    yield from _gap_settings(config, defaults, kinds, gap_models, given)
     for name in sorted(kinds):
         if kinds[name] == "masked" and config["neural"][name].get("stride") is not None:
             yield (
@@ -75,7 +76,16 @@ def unused_settings(config, defaults, neural, gap_models, compared):
             )
 
 
-def _gap_settings(config, defaults, kinds, gap_models):
+def written(given, dotted):
+    """Whether the config as written (given) sets the setting of this dotted key, at its default or not."""
+    for key in dotted.split("."):
+        if not isinstance(given, dict) or key not in given:
+            return False
+        given = given[key]
+    return True
+
+
+def _gap_settings(config, defaults, kinds, gap_models, given=None):
     """The gap task's settings that have no effect."""
     causal = sorted(name for name, kind in kinds.items() if kind == "causal")
     gaps_only = sorted(name for name, kind in kinds.items() if kind in ("masked", "cloze"))
@@ -119,9 +129,13 @@ def _gap_settings(config, defaults, kinds, gap_models):
     elif (
         causal
         and gap["neural_candidates"] > gap["top_k"]
-        and "gap.neural_candidates" in changed(config, defaults, "gap")
+        and (
+            written(given, "gap.neural_candidates")
+            if given is not None
+            else "gap.neural_candidates" in changed(config, defaults, "gap")
+        )
     ):
-        # (Its default above a top_k the user lowered is top_k's doing, as documented: said only of another value.)
+        # (Its default above a top_k the user lowered is top_k's doing, as documented: said only of a value written.)
         yield (
             f"gap.neural_candidates, {gap['neural_candidates']:,}, is above gap.top_k, {gap['top_k']:,}: a causal "
             "model rescores at most the top_k words the n-gram lists, so any value from top_k up changes nothing; "

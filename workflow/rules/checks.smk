@@ -78,7 +78,7 @@ def config_warnings():
         )
     # comparison.tsv's pairs, as its job finds them.
     compared = bool(model_pairs(MODELS) + neural_pairs(MODELS, compared_neural()))
-    yield from unused_settings(config, read_defaults(SCHEMA), NEURAL, GAP_MODELS, compared)
+    yield from unused_settings(config, read_defaults(SCHEMA), NEURAL, GAP_MODELS, compared, GIVEN)
 
 
 def check_local_corpus():
