@@ -119,3 +119,16 @@ def test_a_user_tool_missing_from_bin_dir_is_named_with_its_key_before_any_model
 def test_missing_user_tool_names_the_key(tmp_path):
     with pytest.raises(LmgapError, match="fix kenlm.bin_dir"):
         kenlm_build.record_user_tools(tmp_path, [3], tmp_path / "tools.json")
+
+
+@pytest.mark.parametrize("script, said", [("kill -SEGV $$", " (it crashed: SIGSEGV)"), ("echo hello", "")])
+def test_a_user_query_that_names_no_order_is_named_with_its_crash_and_the_key(tmp_path, script, said):
+    query = tmp_path / "query"
+    query.write_text(f"#!/bin/bash\n{script}\n")
+    query.chmod(0o755)
+    with pytest.raises(LmgapError) as err:
+        kenlm_build.compiled_max_order(query)
+    assert str(err.value) == (
+        f"{query} did not say its maximum order{said}; is it KenLM's query? Fix kenlm.bin_dir, or remove it to let "
+        "the pipeline build KenLM"
+    )

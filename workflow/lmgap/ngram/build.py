@@ -3,6 +3,7 @@
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -121,7 +122,12 @@ def compiled_max_order(query):
     for line in (done.stdout + done.stderr).splitlines():
         if line.startswith("KenLM was compiled with maximum order"):
             return int(line.rstrip(".").rsplit(" ", 1)[1])
-    raise LmgapError(f"{query} did not say its maximum order; is it KenLM's query?")
+    # (Run without arguments, KenLM's query prints its usage and exits 1; a signal is a crash.)
+    crashed = f" (it crashed: {signal.Signals(-done.returncode).name})" if done.returncode < 0 else ""
+    raise LmgapError(
+        f"{query} did not say its maximum order{crashed}; is it KenLM's query? Fix kenlm.bin_dir, or remove it to "
+        "let the pipeline build KenLM"
+    )
 
 
 def build_python_module(pin, max_order, target, log):
