@@ -181,6 +181,17 @@ def test_a_home_folder_in_a_path_is_expanded():
     assert validate_config({"kenlm": {"bin_dir": "~"}}, SCHEMA)["kenlm"]["bin_dir"] == home
 
 
+def test_another_spelling_of_a_folder_is_the_same_setting():
+    # A trailing slash, `./`, a doubled slash: one folder, which no job should be run again for; `..` is kept.
+    spelt = {"corpus": {"source": "./corpus/"}, "kenlm": {"bin_dir": "../kenlm//bin/"}, "lmplz": {"temp_dir": "tmp/."}}
+    config = validate_config(spelt, SCHEMA)
+    assert (config["corpus"]["source"], config["kenlm"]["bin_dir"], config["lmplz"]["temp_dir"]) == (
+        "corpus",
+        "../kenlm/bin",
+        "tmp",
+    )
+
+
 @pytest.mark.pipeline
 def test_config_option_values_are_read_as_the_schema_types(tmp_path):
     # Snakemake's --config reads `orders=[3,4]` as the strings '3' and '4'.

@@ -103,9 +103,11 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
         raise LmgapError(refusal(error, schema, line, decimal_comma(error, line, file_name))) from None
     for section, key in PATH_KEYS:
         value = config[section][key]
-        # corpus.source may be a URL, which is no path.
+        # corpus.source may be a URL, which is no path. A path is taken as pathlib spells it (`bin/` is `bin`,
+        # `./corpus` is `corpus`; `..` kept, which a symlink may give another meaning): another spelling of the same
+        # folder changes no job's params.
         if value and not ((section, key) == ("corpus", "source") and is_url(value)):
-            config[section][key] = os.path.expanduser(value)
+            config[section][key] = str(Path(os.path.expanduser(value)))
     where = setting_line(["lmplz", "prune"], config, file_settings, file_name)
     for setting in prune_settings(config["lmplz"]["prune"]):
         check_prune(setting, config["orders"], where)
