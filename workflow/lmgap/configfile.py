@@ -102,7 +102,7 @@ def from_provenance(path):
 def unreadable(path):
     """Why a kept copy of a config file does not read as settings: the line of its mistake, as a config
     file's own is named, where it has one."""
-    if holds_yaml(path):
+    if read_yaml(path) is not UNREADABLE:
         return "it reads as YAML, but holds no settings"
     try:
         check_config_file(path)
@@ -113,21 +113,21 @@ def unreadable(path):
     return "YAML cannot read it"
 
 
-def holds_yaml(path):
-    """Whether a file reads as YAML at all (of settings or not)."""
+# What read_yaml gives for a file that does not read as YAML (None is YAML's own empty document).
+UNREADABLE = object()
+
+
+def read_yaml(path):
+    """A file's content as YAML, or UNREADABLE where it cannot be read as YAML."""
     try:
-        yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError):
-        return False
-    return True
+        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return UNREADABLE
 
 
 def holds_settings(path):
     """Whether a file reads as a config of settings (a copy to restore one from: not itself emptied or broken)."""
-    try:
-        return isinstance(yaml.safe_load(Path(path).read_text(encoding="utf-8")), dict)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
+    return isinstance(read_yaml(path), dict)
 
 
 def keep_copy(path):
