@@ -99,8 +99,11 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
         if not isinstance(err.__context__, jsonschema.ValidationError):
             raise
         error = err.__context__
-        line = file_line(error, config, file_settings, file_name)
-        raise LmgapError(refusal(error, schema, line, decimal_comma(error, line, file_name))) from None
+        # The config file's line of the refused setting, or of the one holding it (not where --config or
+        # --configfile gave it instead).
+        keys = [part for part in refused_path(error) if not isinstance(part, int)]
+        hint = decimal_comma(error, setting_number(keys, config, file_settings), file_name)
+        raise LmgapError(refusal(error, schema, setting_line(keys, config, file_settings, file_name), hint)) from None
     for section, key in PATH_KEYS:
         value = config[section][key]
         # corpus.source may be a URL, which is no path. A path is taken as pathlib spells it (`bin/` is `bin`,
@@ -175,40 +178,39 @@ def refused_path(error):
     return parts
 
 
-def file_line(error, config, file_settings, file_name):
-    """` (FILE line N)` where the refused setting, or the one holding it, is the config file's value
-    there (not one --config or --configfile gave instead); else nothing."""
-    keys = [part for part in refused_path(error) if not isinstance(part, int)]
-    return setting_line(keys, config, file_settings, file_name)
-
-
 def setting_line(parts, config, file_settings, file_name):
     """` (FILE line N)` where the setting of these keys, or the one holding it, is the config file's value
     there; else nothing."""
+    line = setting_number(parts, config, file_settings)
+    return f" ({file_name} line {line})" if line else ""
+
+
+def setting_number(parts, config, file_settings):
+    """The config file's line (from 1) of the setting of these keys, or of the one holding it, where config has
+    the file's value there; else None."""
     parts = list(parts)
     while parts and tuple(parts) not in (file_settings or {}):
         parts.pop()
     if not parts:
-        return ""
+        return None
     line, value = file_settings[tuple(parts)]
     given = config
     for part in parts:
         given = given.get(part) if isinstance(given, dict) else None
-    return f" ({file_name} line {line})" if given == value else ""
+    return line if given == value else None
 
 
 def decimal_comma(error, line, file_name):
-    """The hint for a number of a list refused where the config file's line writes digits around a comma
-    (`train_fraction: [0,5]`): YAML reads two numbers, 0 and 5, where a decimal comma meant one."""
+    """The hint for a number of a list refused where the config file's line (from 1, or None) writes digits
+    around a comma (`train_fraction: [0,5]`): YAML reads two numbers, 0 and 5, where a decimal comma meant one."""
     parts, kinds = list(error.absolute_path), error.schema.get("type", [])
     # (Of numbers with a fraction: whole numbers, as orders, take no decimal comma.)
     if error.validator not in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") or not (
         parts and isinstance(parts[-1], int) and "number" in ([kinds] if isinstance(kinds, str) else kinds)
     ):
         return ""
-    number = re.search(r"line (\d+)\)$", line)
     try:
-        text = Path(file_name).read_text(encoding="utf-8").split("\n")[int(number.group(1)) - 1] if number else ""
+        text = Path(file_name).read_text(encoding="utf-8").split("\n")[line - 1] if line else ""
     except (OSError, UnicodeDecodeError, IndexError):
         return ""
     found = re.search(r"([0-9]+),([0-9]+)", text.split(" #")[0])
@@ -249,8 +251,9 @@ def refusal(error, schema, line="", hint=""):
         message = "it has no value (nothing after its colon)"
     elif error.validator == "type" and (plain := look_alikes_replaced(error.instance)) is not None:
         # `top_k: ５0`, `top_k: −5`: a character that looks like a digit or a sign, typed or pasted, makes text.
-        odd = ", ".join(f"{char} (U+{ord(char):04X})" for char in dict.fromkeys(error.instance) if not char.isascii())
-        looks = "looks" if len(odd.split(", ")) == 1 else "look"
+        chars = [char for char in dict.fromkeys(error.instance) if not char.isascii()]
+        odd = ", ".join(f"{char} (U+{ord(char):04X})" for char in chars)
+        looks = "looks" if len(chars) == 1 else "look"
         # (The value as ASCII, checked as the setting's own: a hint to write what is refused next is no fix.)
         also = next(jsonschema.Draft202012Validator(error.schema).iter_errors(yaml.safe_load(plain)), None)
         fix = f"as ASCII, {plain}, which is refused too: {also.message}" if also else f"write {plain}"
