@@ -65,28 +65,39 @@ def check_folders(folders):
                 raise LmgapError(f"{where} is a file where the run makes a folder: {clear_the_way(where)}")
 
 
+def option_values(argv, names):
+    """The values a command line (argv) gives the last of its options named names, as `--name V1 V2` (the words up
+    to the next option) or `--name=V`; None where it gives none of them."""
+    found = None
+    for number, argument in enumerate(argv):
+        name, _, given = argument.partition("=")
+        if name in names:
+            following = itertools.takewhile(lambda word: not word.startswith("-"), argv[number + 1 :])
+            found = [given] if given else list(following)
+    return found
+
+
 def check_report_folder(argv):
     """The folder `--report FILE` (argv: the command line) writes into exists: Snakemake opens the file only
     once the whole report is built, and ends in a raw FileNotFoundError where it does not. FILE is relative to
     the run folder (--directory), where the parse runs."""
-    for number, argument in enumerate(argv):
-        name, _, given = argument.partition("=")
-        if name not in ("--report", "--report-html-path"):
-            continue
-        if not given and number + 1 < len(argv) and not argv[number + 1].startswith("-"):
-            given = argv[number + 1]
-        folder = Path(given).parent if given else Path(".")
-        if given and Path(given).is_dir():
-            raise LmgapError(
-                f"--report {given} is a folder, where Snakemake writes the report as a file (and would fail once it "
-                f"is built): give a file name, as --report {shlex.quote(str(Path(given) / 'report.html'))}"
-            )
-        if not folder.is_dir():
-            raise LmgapError(
-                f"--report {given}: its folder, {folder.resolve()}, does not exist (Snakemake would fail as it "
-                f"writes the report, once it is built): make it with mkdir -p -- {shlex.quote(str(folder.resolve()))} "
-                "and run the same command again"
-            )
+    values = option_values(argv, ("--report", "--report-html-path"))
+    if values is None:
+        return
+    # (--report takes one word, Snakemake's report.html where it is given none.)
+    given = values[0] if values else ""
+    folder = Path(given).parent if given else Path(".")
+    if given and Path(given).is_dir():
+        raise LmgapError(
+            f"--report {given} is a folder, where Snakemake writes the report as a file (and would fail once it "
+            f"is built): give a file name, as --report {shlex.quote(str(Path(given) / 'report.html'))}"
+        )
+    if not folder.is_dir():
+        raise LmgapError(
+            f"--report {given}: its folder, {folder.resolve()}, does not exist (Snakemake would fail as it "
+            f"writes the report, once it is built): make it with mkdir -p -- {shlex.quote(str(folder.resolve()))} "
+            "and run the same command again"
+        )
 
 
 def check_records_writable(records=".snakemake"):
@@ -358,12 +369,7 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", 
 def rerun_triggers_warning(argv, provenance_path, experiment):
     """The warning for a command line (argv) whose --rerun-triggers leave params out, where the config's settings
     differ from those the results were made with: Snakemake then reruns nothing for them."""
-    triggers = []
-    for number, argument in enumerate(argv):
-        name, _, given = argument.partition("=")
-        if name == "--rerun-triggers":
-            following = argv[number + 1 :]
-            triggers = [given] if given else list(itertools.takewhile(lambda word: not word.startswith("-"), following))
+    triggers = option_values(argv, ("--rerun-triggers",)) or []
     changed = changed_settings(provenance_path, experiment) if triggers and "params" not in triggers else []
     if not changed:
         return None
