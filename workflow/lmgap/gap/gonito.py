@@ -117,10 +117,10 @@ def submitted_splits(folder):
     (a folder left by an earlier config is not the submission's), and the submission's record (inputs.json)."""
     folder = Path(folder)
     if not (folder / YAML).is_file():
+        run = run_folder(folder)
         raise LmgapError(
             f"{folder.resolve()} holds no {YAML}: run lmgap submit in the folder the pipeline ran in, or "
-            "give --submission its results/submission"
-            + (f"; a run writes it ({run_pipeline(run_folder(folder))})" if run_folder(folder) else "")
+            "give --submission its results/submission" + (f"; a run writes it ({run_pipeline(run)})" if run else "")
         )
     written = read_inputs(folder)
     check_as_written(folder, [Path(YAML)], written)
