@@ -317,13 +317,14 @@ def leading_zero(path, node):
         children = node.value
     else:
         children = []
-    if isinstance(node, yaml.ScalarNode) and node.style is None and node.tag == "tag:yaml.org,2002:int":
-        read = yaml.safe_load(node.value)
+    octal = node.tag == "tag:yaml.org,2002:int" and re.fullmatch(r"[-+]?0[0-7_]+", node.value)
+    if isinstance(node, yaml.ScalarNode) and node.style is None and octal:
+        read, decimal = yaml.safe_load(node.value), int(node.value.replace("_", ""), 10)
         # (`03` is 3 either way.)
-        if re.fullmatch(r"[-+]?0[0-7_]+", node.value) and read != int(node.value.replace("_", ""), 10):
+        if read != decimal:
             return (
                 f"{path} line {node.start_mark.line + 1}: {node.value} is read by YAML as an octal number ({read}): "
-                f"write {int(node.value.replace('_', ''), 10)}, without the leading 0"
+                f"write {decimal}, without the leading 0"
             )
     for child in children:
         found = leading_zero(path, child)
