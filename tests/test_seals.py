@@ -13,6 +13,7 @@ import pytest
 from lmgap import seals
 from lmgap.errors import LmgapError
 from lmgap.files import DamagedRecord
+from lmgap.preflight import check_folders
 from lmgap.scriptio import run
 
 RECORD = {"model": "o3", "split": "dev-0", "sums": {"tokens": 12, "oovs": 1}}
@@ -237,3 +238,15 @@ def test_files_whose_size_is_not_their_seal_s_are_found_without_a_read():
         (str(records["grown"]), len(text) + 3, len(text)),
     ]
     assert seals.sizes_changed(leave_out=[Path("results/eval")]) == []
+
+
+def test_a_file_made_where_a_run_made_a_folder_is_found_by_the_seals():
+    model = Path("results/models/o3/model.binary")
+    model.parent.mkdir(parents=True)
+    model.write_bytes(b"binary")
+    seals.seal([model])
+    shutil.rmtree(model.parent)
+    model.parent.write_text("a model folder made a file\n")
+    assert Path("results/models/o3") in seals.sealed_folders()
+    with pytest.raises(LmgapError, match=r"^results/models/o3 is a file where the run makes a folder: move it aside"):
+        check_folders(seals.sealed_folders())

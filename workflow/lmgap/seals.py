@@ -37,6 +37,12 @@ def seal_path(path):
     return SEALS.joinpath(*parts[1:-1], f"{parts[-1]}.seal")
 
 
+def sealed_folders():
+    """The folders under results/ that held files of a run, by the seals tree that mirrors them: a file made in
+    one's place fails the next run's planning with a raw NotADirectoryError."""
+    return [Path("results", os.path.relpath(where, SEALS)) for where, _, _ in os.walk(SEALS)]
+
+
 def benchmark_of(log):
     """The benchmark file of the job whose log is log: results/benchmarks/X.tsv beside logs/X.log, as every
     rule names them (a test holds them to it)."""

@@ -132,7 +132,7 @@ def warn(warnings):
 # traceback.
 try:
     check_records_writable()
-    check_folders([*INSTALLED_FOLDERS, "logs", "results/.staged", str(seals.SEALS), EDITED])
+    check_folders([*INSTALLED_FOLDERS, "logs", "results/.staged", str(seals.SEALS), EDITED, *seals.sealed_folders()])
     check_report_folder(sys.argv)
     check_outputs_writable(["results", "logs"])
 except LmgapError as err:
