@@ -7,6 +7,7 @@ import os
 import shutil
 import re
 import subprocess
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +22,7 @@ from lmgap.neural.settings import saved_config
 from lmgap.preflight import (
     behind_inputs,
     behind_settings,
+    check_dates,
     check_folders,
     check_report_folder,
     check_texts_unchanged,
@@ -469,3 +471,30 @@ def test_rerun_triggers_without_params_are_named_where_a_setting_changed(tmp_pat
     assert rerun_triggers_warning(["snakemake", "--rerun-triggers", "mtime", "params"], provenance, changed) is None
     assert rerun_triggers_warning(["snakemake", "--cores", "2"], provenance, changed) is None
     assert rerun_triggers_warning(["snakemake", "--rerun-triggers", "mtime"], provenance, experiment) is None
+
+
+@pytest.mark.parametrize("count", [1, 7])
+def test_files_dated_in_the_future_are_refused_with_a_touch_that_mends_them(tmp_path, monkeypatch, count):
+    """Snakemake fails a job whose input is newer than its output, as it ends, on every run: the files are named
+    before any job, and the printed command, run in bash, dates them now (a quote and a $(...) in a name stay
+    names)."""
+    monkeypatch.chdir(tmp_path)
+    corpus = Path("my corpus 'x' $(touch X)/train")
+    corpus.mkdir(parents=True)
+    Path("results").mkdir()
+    ahead = [corpus / "in.tsv.xz", *(Path(f"results/r{number}.json") for number in range(count - 1))]
+    now = time.time()
+    for path in [*ahead, Path("results/now.json")]:
+        path.write_text("{}")
+    for path in ahead:
+        os.utime(path, (now + 86400, now + 86400))
+    with pytest.raises(LmgapError) as refused:
+        check_dates(["results", str(corpus.parent)], now=now)
+    message = str(refused.value)
+    assert message.startswith(f"{count} file{'s' if count > 1 else ''} dated in the future (")
+    command = re.search(r"with (.*), and run the same command again$", message).group(1)
+    assert command.startswith("touch -c -- " if count <= 5 else "find ")
+    subprocess.run(["bash", "-c", command], check=True)
+    assert not Path("X").exists()
+    check_dates(["results", str(corpus.parent)], now=time.time())
+    assert all(path.stat().st_mtime <= time.time() for path in ahead)

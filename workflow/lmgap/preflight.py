@@ -2,6 +2,7 @@
 looks a parse takes at this folder (reading only: a dry run, a lint and a report parse too)."""
 
 import csv
+import datetime
 import errno
 import filecmp
 import itertools
@@ -11,6 +12,7 @@ import re
 import shlex
 import shutil
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -63,6 +65,38 @@ def check_folders(folders):
         for where in reversed([folder, *folder.parents[:-1]]):
             if where.exists() and not where.is_dir():
                 raise LmgapError(f"{where} is a file where the run makes a folder: {clear_the_way(where)}")
+
+
+def check_dates(places, now=None):
+    """No file in places (files, and folders walked but for .git) is dated in the future: Snakemake fails each
+    job whose output, touched as it ends, is older than an input, on every run until the date is mended. A
+    second's grace: a job takes longer, and file times come from a clock that never leads."""
+    now = time.time() if now is None else now
+    ahead = []
+    for place in map(Path, places):
+        walked = os.walk(place) if place.is_dir() else [(place.parent, [], [place.name])]
+        for where, folders, files in walked:
+            folders[:] = [name for name in folders if name != ".git"]
+            for name in files:
+                path = Path(where, name)
+                if path.is_file() and path.stat().st_mtime > now + 1:
+                    ahead.append(path)
+    if not ahead:
+        return
+    # (A clock set wrong dates every file written meanwhile: a find command then, not a list.)
+    mend = (
+        f"touch -c -- {' '.join(shlex.quote(str(path)) for path in ahead)}"
+        if len(ahead) <= 5
+        else f"find {' '.join(shlex.quote(str(Path(place).resolve())) for place in places)} -newermt now "
+        "-exec touch -c -- {} +"
+    )
+    raise LmgapError(
+        f"{len(ahead)} file{'s' if len(ahead) > 1 else ''} dated in the future ({ahead[0]}, "
+        f"{datetime.datetime.fromtimestamp(ahead[0].stat().st_mtime):%Y-%m-%d %H:%M}{', …' if len(ahead) > 1 else ''}; "
+        f"this machine's clock says {datetime.datetime.fromtimestamp(now):%Y-%m-%d %H:%M}): Snakemake fails every job "
+        f"that reads one, as its output is older. Date {'them' if len(ahead) > 1 else 'it'} now, with {mend}, and run "
+        "the same command again"
+    )
 
 
 def option_values(argv, names):

@@ -14,6 +14,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     changed_settings,
+    check_dates,
     check_folders,
     check_outputs_writable,
     check_report_folder,
@@ -150,6 +151,9 @@ onstart:
     warn(config_warnings())
     try:
         check_local_corpus()
+        # Every file a job reads: the corpus, the results, KenLM's tools.
+        local_corpus = [corpus_root()] if corpus_is_local() else []
+        check_dates(["results", "resources", *local_corpus, *(user_tools() if config["kenlm"]["bin_dir"] else [])])
         # The tables' folder, made in any case, and the other folders results are installed in, once made.
         made = [folder for folder in INSTALLED_FOLDERS[1:] if os.path.isdir(folder)]
         check_writable(["results", "logs", INSTALLED_FOLDERS[0], *made])
