@@ -9,7 +9,8 @@ import yaml
 
 from conftest import REPO
 from lmgap.configcheck import validate_config
-from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, read_defaults, unused_settings
+from lmgap.schema import read_defaults
+from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, unused_settings
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 DEFAULTS = read_defaults(SCHEMA)

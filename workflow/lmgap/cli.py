@@ -15,6 +15,7 @@ from .errors import LmgapError
 from .files import committed_unchanged, head_commit
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
 from .gap.gonito import changed_params, copy_into, flat
+from .schema import SCHEMA
 
 
 # A word:probability token, of which every line of an out.tsv holds some and an expected.tsv none.
@@ -47,10 +48,6 @@ def read_config(path):
     except (OSError, yaml.YAMLError):
         return {}
     return given if isinstance(given, dict) else {}
-
-
-# The settings a config file leaves out take the schema's defaults, as the run that read it took them.
-SCHEMA = Path(__file__).resolve().parents[1] / "schemas/config.schema.yaml"
 
 
 def with_defaults(given):

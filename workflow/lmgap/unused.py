@@ -2,7 +2,6 @@
 point, in one place: each is a warning that names it, what makes it idle, and what gives it an effect."""
 
 import numpy as np
-import yaml
 
 from .files import read_json
 from .gap.heldout import MAX_SHARE
@@ -11,23 +10,6 @@ from .ngram.formats import format_settings
 
 # The settings of the gap task's causal neural rescoring, which only a causal model reads.
 RESCORING = ("gap.neural_candidates", "gap.right_tokens", "gap.document.neural_words")
-
-
-def schema_defaults(schema, prefix=""):
-    """{dotted key: default} of every setting of a schema that has one (a neural model's entries aside)."""
-    defaults = {}
-    for key, sub in schema.get("properties", {}).items():
-        name = f"{prefix}{key}"
-        if "properties" in sub:
-            defaults.update(schema_defaults(sub, name + "."))
-        elif "default" in sub and key != "neural":
-            defaults[name] = sub["default"]
-    return defaults
-
-
-def read_defaults(schema_path):
-    with open(schema_path) as handle:
-        return schema_defaults(yaml.safe_load(handle))
 
 
 def value(config, dotted):

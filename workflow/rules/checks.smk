@@ -43,8 +43,9 @@ from lmgap.preflight import (
 )
 from lmgap.report.comparison import model_pairs, neural_pairs
 from lmgap.report.perplexity import fallback_discounts, fallback_note
+from lmgap.schema import read_defaults
 from lmgap.stopping import handle_in_thread, hangup_as_term
-from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, read_defaults, unused_settings
+from lmgap.unused import capped_by_data, fallback_unneeded, fractions_whole, unused_settings
 
 FETCH_RECORD = "results/corpus/fetched.json"
 STALE_TABLES = "results/tables/stale"
