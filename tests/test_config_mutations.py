@@ -15,6 +15,7 @@ from conftest import REPO, run_pipeline
 from lmgap.configcheck import validate_config
 from lmgap.configfile import check_config_file, keep_copy
 from lmgap.errors import LmgapError
+from lmgap.schema import read_defaults
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 LINES = (REPO / "config.yaml").read_text().split("\n")
@@ -329,14 +330,17 @@ def test_a_lost_config_without_a_kept_copy_is_written_from_the_settings_its_resu
     # No copy kept (results/.config.yaml gone): provenance.json still records the experiment, and the user's tools.
     folder = tmp_path / "run $(touch X) it's"
     (folder / "results").mkdir(parents=True)
-    experiment = {"orders": [2, 3], "gap": {"top_k": 30}, "corpus": {"source": "my corpus", "commit": None}}
+    # provenance.json spells out every default: written back, each would read as a setting the user gave.
+    experiment = {"orders": [2, 3], "gap": {"top_k": 30, "enabled": True}, "corpus": {"source": "c", "commit": None}}
     provenance = {"experiment": experiment, "kenlm": {"bin_dir": "/opt/kenlm 'x'/bin"}}
     (folder / "results/provenance.json").write_text(json.dumps(provenance))
     follow_the_fix(folder, tmp_path)
-    assert yaml.safe_load((folder / "config.yaml").read_text()) == {**experiment, "kenlm": provenance["kenlm"]}
+    given = {"orders": [2, 3], "gap": {"top_k": 30}, "corpus": {"source": "c"}}
+    assert read_defaults()["gap.enabled"] is True and read_defaults()["corpus.commit"] is None
+    assert yaml.safe_load((folder / "config.yaml").read_text()) == {**given, "kenlm": provenance["kenlm"]}
     assert not (tmp_path / "X").exists()
     # Tools the run built in the folder's own resources/: not a setting the config gave.
     provenance["kenlm"]["bin_dir"] = str(folder / "resources/kenlm/kenlm-0.3.0-maxorder6/bin")
     (folder / "results/provenance.json").write_text(json.dumps(provenance))
     follow_the_fix(folder, tmp_path)
-    assert yaml.safe_load((folder / "config.yaml").read_text()) == experiment
+    assert yaml.safe_load((folder / "config.yaml").read_text()) == given

@@ -15,6 +15,7 @@ import yaml
 
 from .atomic import atomic_path
 from .errors import LmgapError
+from .schema import read_defaults, without_defaults
 
 
 # The repository's own config.yaml, whose comments describe each setting.
@@ -81,14 +82,17 @@ PROVENANCE = Path("results/provenance.json")
 
 def from_provenance(path):
     """The fix that writes a lost config file from the settings its folder's results were made with, where their
-    provenance record holds them: its experiment (every setting but the machine's own), and kenlm.bin_dir where
-    the tools were the user's (not built in the folder's resources/), as one line of JSON, which YAML reads."""
+    provenance record holds them: its experiment (every setting but the machine's own; those at their defaults
+    left out), and kenlm.bin_dir where the tools were the user's (not built in the folder's resources/), as one
+    line of JSON, which YAML reads."""
     record = path.parent / PROVENANCE
     try:
         provenance = json.loads(record.read_text())
         settings, bin_dir = dict(provenance["experiment"]), provenance.get("kenlm", {}).get("bin_dir")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+    # (A default spelt out would read as set: warnings of settings the data caps name only those a config sets.)
+    settings = without_defaults(settings, read_defaults())
     if bin_dir and not Path(bin_dir).resolve().is_relative_to(path.parent / "resources"):
         settings["kenlm"] = {"bin_dir": bin_dir}
     text = json.dumps(settings)
