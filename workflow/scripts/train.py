@@ -1,14 +1,26 @@
 """Entry point of rule train: lmplz streaming into a build_binary per format, then each model's counts and usage."""
 
 import os
+import shlex
 import time
+from pathlib import Path
 
 from lmgap.atomic import write_json
 from lmgap.corpus.sampling import count_lines
+from lmgap.ngram.binary import check_binary
 from lmgap.ngram.formats import PROBING, parse_format
 from lmgap.ngram.memory import binary_mb, builds_together, lmplz_memory_mb, text_mb, text_tokens, trie_sort_mb
 from lmgap.ngram.run import padded_size, temp_dir, train
 from lmgap.scriptio import run
+
+
+def tools_and_fix():
+    """The tools that trained the model, and what puts working ones in their place."""
+    tools = f"lmplz {snakemake.input.lmplz}, build_binary {snakemake.input.build_binary}"
+    if snakemake.config["kenlm"]["bin_dir"]:
+        return tools, "set kenlm.bin_dir to a working KenLM build (or to null: the pipeline builds its own)"
+    build = shlex.quote(str(Path(snakemake.input.build_binary).parent.parent.resolve()))
+    return tools, f"delete the pipeline's build, which the run makes again: rm -r -- {build}"
 
 
 def main(log):
@@ -50,6 +62,8 @@ def main(log):
     # `</s>` per line); the orders whose discounts --discount_fallback filled in (the tables name them).
     lines = count_lines(snakemake.input.text)
     ngrams = [counts[k] for k in sorted(counts)]
+    for binary, files in outputs.items():
+        check_binary(files["binary"], binary, order, ngrams, *tools_and_fix())
     record = {
         "ngrams": ngrams,
         "training_text": {"lines": lines, "words": words, "tokens": words + lines},
