@@ -1,6 +1,7 @@
 """What the user is told of a job or a run: a damaged record of ours named with its fix, an
 interrupt as an interrupt, not a crash, and a table an earlier configuration left as such."""
 
+import base64
 import errno
 import json
 import os
@@ -39,7 +40,6 @@ from lmgap.preflight import (
     edited_warning,
     other_models_warning,
     unfinished_rules,
-    note_records,
     unseen_changes,
 )
 from lmgap.atomic import atomic_path
@@ -230,7 +230,7 @@ def test_a_job_killed_with_sigkill_is_named_with_memory_as_its_likely_cause(tmp_
     assert killed_warning(str(log)) is None
 
 
-def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_path):
+def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_path, monkeypatch):
     # Snakemake compares params with its records of the runs: without them, a changed setting reruns nothing.
     experiment = {"orders": [3], "comparison": {"seed": 12345}, "corpus": {"source": "corpus", "commit": None}}
     provenance = tmp_path / "provenance.json"
@@ -242,21 +242,28 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     assert said.endswith("If this run does nothing, or says so as it ends, run with --forceall")
     # The settings the results were made with (the corpus moved aside), or Snakemake's records there: nothing.
     assert unseen_changes(provenance, {**experiment, "corpus": {"source": "moved", "commit": None}}, metadata) is None
-    metadata.mkdir(parents=True)
-    (metadata / "cmVzdWx0cw==").write_text("{}")
+    # Records named, as Snakemake names them, by their output's path in URL-safe base64, a long one cut into folders.
+    monkeypatch.chdir(tmp_path)
+    outputs = [Path("results/eval/o3/dev-0.json"), Path("results/tables/perplexity.tsv")]
+    for output in outputs:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text("{}")
+    seals.seal(outputs)
+    name = base64.urlsafe_b64encode(str(outputs[0]).encode()).decode()
+    (metadata / name[:8]).mkdir(parents=True)
+    (metadata / name[:8] / name[8:]).write_text("{}")
+    record = metadata / base64.urlsafe_b64encode(str(outputs[1]).encode()).decode()
+    record.write_text("{}")
     assert unseen_changes(provenance, changed, metadata) is None
-    # Some of them deleted since the last run listed them as it ended: said as well.
-    (metadata / "long/name").mkdir(parents=True)
-    (metadata / "long/name/cmVzdWx0cy9v").write_text("{}")
-    listed = tmp_path / "results/.snakemake-records"
-    listed.parent.mkdir()
-    note_records(metadata, listed)
-    assert listed.read_text() == "cmVzdWx0cw==\nlong/name/cmVzdWx0cy9v\n"
-    # Where the list cannot be written (a file where its folder goes, a disk full), a run's end goes on without it.
-    note_records(metadata, tmp_path / "provenance.json/records")
-    assert unseen_changes(provenance, changed, metadata, listed) is None
-    (metadata / "long/name/cmVzdWx0cy9v").unlink()
-    said = unseen_changes(provenance, changed, metadata, listed)
+    # A sealed result without its record: some were deleted (a benchmark file, which Snakemake writes itself and
+    # keeps no record of, is not one).
+    benchmark = Path("results/benchmarks/train/o3.tsv")
+    benchmark.parent.mkdir(parents=True)
+    benchmark.write_text("s\n1\n")
+    seals.seal([benchmark])
+    assert unseen_changes(provenance, changed, metadata) is None
+    record.unlink()
+    said = unseen_changes(provenance, changed, metadata)
     assert said.startswith("Snakemake's records of the runs (.snakemake/metadata/) are gone (some of them), so it")
 
 

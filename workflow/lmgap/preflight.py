@@ -1,6 +1,7 @@
 """What the main process checks and says before the first job (onstart), at the end, and in the cheap
 looks a parse takes at this folder (reading only: a dry run, a lint and a report parse too)."""
 
+import base64
 import csv
 import datetime
 import errno
@@ -380,20 +381,20 @@ def changed_settings(provenance_path, experiment):
     return sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
 
 
-def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", listed=None):
+def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
-    Snakemake's records of the runs are gone, all of them or some of those listed (note_records' list, written
-    as the last run ended): it compares a job's params with those records, and without them reruns nothing for
-    a changed setting (only for files added or changed)."""
-    names = record_names(metadata)
-    lost = bool(listed) and Path(listed).is_file() and bool(set(Path(listed).read_text().split()) - names)
-    if names and not lost:
+    Snakemake's records of the runs are gone, all of them or some (a sealed result without its record): it
+    compares a job's params with those records, and without them reruns nothing for a changed setting (only for
+    files added or changed)."""
+    recorded = recorded_outputs(metadata)
+    lost = bool(recorded) and any(str(path) not in recorded for path in seals.sealed_files())
+    if recorded and not lost:
         return None
     changed = changed_settings(provenance_path, experiment)
     if not changed:
         return None
     return (
-        f"Snakemake's records of the runs (.snakemake/metadata/) are gone ({'some of them' if names else 'all'}), "
+        f"Snakemake's records of the runs (.snakemake/metadata/) are gone ({'some of them' if recorded else 'all'}), "
         f"so it sees no change of settings since the results were made ({', '.join(changed)} differ from "
         f"{provenance_path}'s): a result none of whose files changed stays the earlier settings'. If this run does "
         "nothing, or says so as it ends, run with --forceall"
@@ -414,24 +415,17 @@ def rerun_triggers_warning(argv, provenance_path, experiment):
     )
 
 
-def note_records(metadata, listed):
-    """List the names of Snakemake's records of the runs (metadata's files, whatever they hold) in listed, as a
-    run ends: a later parse tells by them that some were deleted (unseen_changes)."""
-    if not Path(metadata).is_dir():
-        return
-    try:
-        Path(listed).parent.mkdir(parents=True, exist_ok=True)
-        with atomic_open(listed) as handle:
-            handle.write("".join(f"{name}\n" for name in sorted(record_names(metadata))))
-    except OSError:
-        # (A full disk, say, as a failed run ends: the list only serves a later warning, and the run's own
-        # error is the one to see.)
-        return
-
-
-def record_names(metadata):
-    """The paths of the files under metadata, relative to it (a long record name is a path of folders)."""
-    return {str(path.relative_to(metadata)) for path in Path(metadata).rglob("*") if path.is_file()}
+def recorded_outputs(metadata):
+    """The outputs Snakemake keeps a record of in metadata: each record is named by its output's path in URL-safe
+    base64, a long name cut into folders."""
+    outputs = set()
+    for path in Path(metadata).rglob("*"):
+        if path.is_file():
+            try:
+                outputs.add(base64.urlsafe_b64decode(str(path.relative_to(metadata)).replace("/", "")).decode())
+            except (ValueError, UnicodeDecodeError):
+                continue
+    return outputs
 
 
 def behind_settings(provenance_path, experiment, marker, whole=None, touched=False):

@@ -43,6 +43,16 @@ def sealed_folders():
     return [Path("results", os.path.relpath(where, SEALS)) for where, _, _ in os.walk(SEALS)]
 
 
+def sealed_files():
+    """The files under results/ a job wrote and sealed (Snakemake's benchmark files aside: it writes them itself,
+    and keeps no record of them)."""
+    found = []
+    for where, _, names in os.walk(SEALS):
+        folder = Path("results", os.path.relpath(where, SEALS))
+        found += [folder / name.removesuffix(".seal") for name in names if name.endswith(".seal")]
+    return [path for path in found if not path.is_relative_to(BENCHMARKS) and path.is_file()]
+
+
 def benchmark_of(log):
     """The benchmark file of the job whose log is log: results/benchmarks/X.tsv beside logs/X.log, as every
     rule names them (a test holds them to it)."""

@@ -32,7 +32,6 @@ from lmgap.preflight import (
     killed_warning,
     not_placed_warning,
     note_kept,
-    note_records,
     other_models_warning,
     planned_jobs,
     rerun_triggers_warning,
@@ -56,8 +55,8 @@ PROVENANCE = "results/provenance.json"
 BEHIND = "results/.behind-settings"
 # Where a table, plot or submission file changed by hand is kept as a run replaces it (keep_edited).
 EDITED = "results/edited"
-# Snakemake's records of the runs, whose names each run lists as it ends (a later parse tells a partial loss).
-METADATA, RECORDS = ".snakemake/metadata", "results/.snakemake-records"
+# Snakemake's records of the runs: a sealed result without one tells a partial loss (unseen_changes).
+METADATA = ".snakemake/metadata"
 # Where install jobs put the tables, plots and submission in place (tables.smk).
 INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
@@ -243,7 +242,7 @@ if config["lmgap_report"]["uninstalled"]:
     )
 warn(
     [
-        unseen_changes(PROVENANCE, experiment_settings(), METADATA, RECORDS),
+        unseen_changes(PROVENANCE, experiment_settings(), METADATA),
         rerun_triggers_warning(sys.argv, PROVENANCE, experiment_settings()),
         behind_settings(PROVENANCE, experiment_settings(), BEHIND),
     ]
@@ -339,7 +338,6 @@ onsuccess:
     # First: a run that stopped short of an install job (--until) staged what it made, which is then the table
     # its config makes (and not another configuration's).
     put_in_place()
-    note_records(METADATA, RECORDS)
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
@@ -370,7 +368,6 @@ onsuccess:
 
 
 onerror:
-    note_records(METADATA, RECORDS)
     warn([killed_warning(log)])
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     tables_kept(log)
