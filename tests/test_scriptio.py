@@ -35,6 +35,7 @@ from lmgap.preflight import (
     keep_edited,
     killed_warning,
     not_placed_warning,
+    note_unseen,
     planned_jobs,
     rerun_triggers_warning,
     edited_warning,
@@ -265,6 +266,23 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     record.unlink()
     said = unseen_changes(provenance, changed, metadata)
     assert said.startswith("Snakemake's records of the runs (.snakemake/metadata/) are gone (some of them), so it")
+    # A run starts (the settings kept), reruns what it sees a change for and rewrites provenance.json: the results
+    # without records are still of the earlier seed, said on every run until one has made them all again.
+    marker = Path("results/.unseen-settings")
+    note_unseen(provenance, changed, metadata, marker)
+    provenance.write_text(json.dumps({"experiment": changed}))
+    note_unseen(provenance, changed, metadata, marker)
+    assert marker.read_text() == "comparison.seed\n"
+    said = unseen_changes(provenance, changed, metadata, marker)
+    assert said.startswith("results whose records (.snakemake/metadata/) are gone were made with other values of ")
+    assert said.endswith(
+        "comparison.seed than this config's: a run since saw no change for them, and left them as "
+        "they were, so the tables may mix both. Run with --forceall to make every result this config's"
+    )
+    # A --forceall writes every record again.
+    record.write_text("{}")
+    note_unseen(provenance, changed, metadata, marker)
+    assert not marker.exists() and unseen_changes(provenance, changed, metadata, marker) is None
 
 
 def test_results_a_whole_run_left_behind_the_config_are_named_until_they_follow_it(tmp_path):

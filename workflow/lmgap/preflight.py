@@ -381,24 +381,48 @@ def changed_settings(provenance_path, experiment):
     return sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
 
 
-def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata"):
+def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", marker=None):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
     Snakemake's records of the runs are gone, all of them or some (a sealed result without its record): it
     compares a job's params with those records, and without them reruns nothing for a changed setting (only for
-    files added or changed)."""
-    recorded = recorded_outputs(metadata)
-    lost = bool(recorded) and any(str(path) not in recorded for path in seals.sealed_files())
-    if recorded and not lost:
+    files added or changed). Once a run has rewritten provenance_path, the settings note_unseen kept in marker
+    as that run started: its results without records are still of those settings' earlier values."""
+    lost = records_lost(metadata)
+    if not lost:
         return None
     changed = changed_settings(provenance_path, experiment)
-    if not changed:
+    if changed:
+        return (
+            f"Snakemake's records of the runs (.snakemake/metadata/) are gone ({lost}), so it sees no change of "
+            f"settings since the results were made ({', '.join(changed)} differ from {provenance_path}'s): a result "
+            "none of whose files changed stays the earlier settings'. If this run does nothing, or says so as it "
+            "ends, run with --forceall"
+        )
+    earlier = Path(marker).read_text().split() if marker and Path(marker).is_file() else []
+    if not earlier:
         return None
     return (
-        f"Snakemake's records of the runs (.snakemake/metadata/) are gone ({'some of them' if recorded else 'all'}), "
-        f"so it sees no change of settings since the results were made ({', '.join(changed)} differ from "
-        f"{provenance_path}'s): a result none of whose files changed stays the earlier settings'. If this run does "
-        "nothing, or says so as it ends, run with --forceall"
+        f"results whose records (.snakemake/metadata/) are gone were made with other values of {', '.join(earlier)} "
+        "than this config's: a run since saw no change for them, and left them as they were, so the tables may mix "
+        "both. Run with --forceall to make every result this config's"
     )
+
+
+def note_unseen(provenance_path, experiment, metadata, marker):
+    """As a run starts, keep in marker the settings unseen_changes names (its run rewrites provenance_path, and
+    Snakemake still reruns nothing for them); once every result has its record again (a --forceall), remove it."""
+    marker = Path(marker)
+    changed = changed_settings(provenance_path, experiment) if records_lost(metadata) else None
+    try:
+        if changed is None:
+            marker.unlink(missing_ok=True)
+        elif changed:
+            kept = marker.read_text().split() if marker.is_file() else []
+            with atomic_open(marker) as out:
+                out.write("".join(f"{key}\n" for key in sorted(set(kept) | set(changed))))
+    except OSError:
+        # (A folder made in its place, a full disk: the marker only serves a later warning.)
+        return
 
 
 def rerun_triggers_warning(argv, provenance_path, experiment):
@@ -413,6 +437,15 @@ def rerun_triggers_warning(argv, provenance_path, experiment):
         f"setting ({', '.join(changed)} differ from {provenance_path}'s): add params to --rerun-triggers (or "
         "leave the option out), or run with --forceall"
     )
+
+
+def records_lost(metadata):
+    """Which of Snakemake's records of the runs are gone: "all", "some of them" (a sealed result without its
+    record), or None."""
+    recorded = recorded_outputs(metadata)
+    if not recorded:
+        return "all"
+    return "some of them" if any(str(path) not in recorded for path in seals.sealed_files()) else None
 
 
 def recorded_outputs(metadata):

@@ -31,6 +31,7 @@ from lmgap.preflight import (
     keep_edited,
     killed_warning,
     not_placed_warning,
+    note_unseen,
     note_kept,
     other_models_warning,
     planned_jobs,
@@ -57,6 +58,8 @@ BEHIND = "results/.behind-settings"
 EDITED = "results/edited"
 # Snakemake's records of the runs: a sealed result without one tells a partial loss (unseen_changes).
 METADATA = ".snakemake/metadata"
+# The settings that had changed as a run started without some of those records (note_unseen).
+UNSEEN = "results/.unseen-settings"
 # Where install jobs put the tables, plots and submission in place (tables.smk).
 INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
@@ -149,6 +152,8 @@ onstart:
         "machine's memory); what the jobs running at once may take together is --resources mem_mb"
     )
     warn(config_warnings())
+    # Before this run rewrites provenance.json: the settings Snakemake, without its records, sees no change of.
+    note_unseen(PROVENANCE, experiment_settings(), METADATA, UNSEEN)
     try:
         check_local_corpus()
         # Every file a job reads: the corpus, the results, KenLM's tools.
@@ -242,7 +247,7 @@ if config["lmgap_report"]["uninstalled"]:
     )
 warn(
     [
-        unseen_changes(PROVENANCE, experiment_settings(), METADATA),
+        unseen_changes(PROVENANCE, experiment_settings(), METADATA, UNSEEN),
         rerun_triggers_warning(sys.argv, PROVENANCE, experiment_settings()),
         behind_settings(PROVENANCE, experiment_settings(), BEHIND),
     ]
@@ -338,6 +343,8 @@ onsuccess:
     # First: a run that stopped short of an install job (--until) staged what it made, which is then the table
     # its config makes (and not another configuration's).
     put_in_place()
+    note_unseen(PROVENANCE, experiment_settings(), METADATA, UNSEEN)
+    warn([unseen_changes(PROVENANCE, experiment_settings(), METADATA, UNSEEN)])
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
