@@ -320,3 +320,15 @@ def test_a_corpus_block_left_empty_is_refused_at_its_line_not_fetched(corpus):
     # No corpus: at all, or one with another setting, takes the default source, and says so as it starts.
     check_corpus_given({"orders": [2]})
     check_corpus_given({"corpus": {"commit": None}})
+
+
+def test_a_corpus_setting_that_lost_its_indent_is_named_at_its_own_line():
+    # `corpus:` then `source: corpus` unindented: YAML reads an empty corpus and a top-level source.
+    given = {"orders": [2], "corpus": None, "source": "corpus"}
+    with pytest.raises(LmgapError) as refused:
+        check_corpus_given(given)
+    said = located(str(refused.value), given, {("corpus",): (2, None), ("source",): (3, "corpus")})
+    assert said == (
+        "config: source (config.yaml line 3): is at the top level, where corpus: above it holds no setting: indent "
+        "it two spaces, under corpus:, as corpus.source"
+    )

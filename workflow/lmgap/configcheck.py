@@ -18,6 +18,7 @@ from .corpus.place import is_url
 from .errors import LmgapError
 from .models import prune_settings
 from .ngram.formats import format_settings
+from .schema import read_defaults
 
 # Keys that hold paths on this machine: `~` in them means the home folder, as in a shell.
 PATH_KEYS = (("corpus", "source"), ("kenlm", "bin_dir"), ("lmplz", "temp_dir"))
@@ -446,6 +447,13 @@ def check_corpus_given(given):
     fetch of the whole challenge's repository and every model trained again on it. A config without corpus: at
     all takes that default, said as it starts (defaults_taken)."""
     if "corpus" in given and not given["corpus"]:
+        # (Its setting's indent lost: at the top level, below it.)
+        strayed = [key for key in given if f"corpus.{key}" in read_defaults()]
+        if strayed:
+            raise LmgapError(
+                f"{strayed[0]}: is at the top level, where corpus: above it holds no setting: indent it two spaces, "
+                f"under corpus:, as corpus.{strayed[0]}"
+            )
         raise LmgapError(
             "corpus: holds no setting (its source: line deleted?): put source: under it, two spaces in (the "
             "corpus's folder, or the challenge's git URL), or delete the corpus: line to fetch the challenge's "
