@@ -75,12 +75,17 @@ def test_shipped_config_is_valid_and_defaults_fill_in():
         (
             {"build_binary": {"format": "probing, trie-q8b8"}},
             "build_binary.format",
-            "(-a[0-9]+)?)$' (write a list: [probing, trie-q8b8]); give what format takes",
+            "'probing, trie-q8b8' is not of a form it takes (write a list: [probing, trie-q8b8]); give what format",
+        ),
+        (
+            {"build_binary": {"format": "probing trie"}},
+            "build_binary.format",
+            "'probing trie' is not of a form it takes (write a list: [probing, trie]); give what format takes",
         ),
         ({"orders": None}, "orders", "it has no value (nothing after its colon); give what orders takes: n-gram"),
         ({"corpus": {"source": "htp://example.org/corpus"}}, "corpus.source", "give what source takes: git URL"),
         ({"corpus": {"source": "git://"}}, "corpus.source", "is not valid under any of the given schemas"),
-        ({"corpus": {"commit": "--upload-pack=touch pwned"}}, "corpus.commit", "does not match"),
+        ({"corpus": {"commit": "--upload-pack=touch pwned"}}, "corpus.commit", "is not of a form it takes"),
         # A control character in a path: the character named, not the pattern that refused it.
         (
             {"corpus": {"source": "/data/corp\n$(touch x)"}},

@@ -178,4 +178,6 @@ def test_a_neural_name_that_looks_like_an_n_gram_is_refused(tmp_path, neural_run
     root, config, _, _ = neural_run
     done = run_pipeline(tmp_path, {**config, "neural": {"o3x": {"train": {}}}}, "-n", check=False)
     printed = done.stdout + done.stderr
-    assert done.returncode and re.search(r"config: neural \(config.yaml line \d+\): 'o3x' does not match", printed)
+    assert done.returncode and re.search(
+        r"config: neural \(config.yaml line \d+\): 'o3x' is not of a form it takes", printed
+    )

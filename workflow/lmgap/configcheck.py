@@ -246,7 +246,7 @@ def refusal(error, schema, line="", hint=""):
                 "spaces of indent put a setting in the section above it, none at the top level), or remove it"
             )
         return f"{where}: {error.message}; remove it, or use one of the keys known there: {', '.join(known)}"
-    message = error.message
+    message = without_pattern(error.message)
     if error.validator == "type" and error.instance is None:
         # `orders:` with nothing after it: YAML's null, not a value the user meant.
         message = "it has no value (nothing after its colon)"
@@ -300,10 +300,11 @@ def refusal(error, schema, line="", hint=""):
     elif error.validator == "anyOf" and len(fitting := _fitting_forms(error)) == 1:
         # One form of the setting fits the value's type (a list of formats, one listed twice): what that
         # form refuses, rather than that no form takes it.
-        message = fitting[0].message
-        if isinstance(error.instance, str) and "," in error.instance and _takes_a_list(error):
-            # `format: probing, trie-q8b8`: a list written without its brackets is one text.
-            message += f" (write a list: [{error.instance}])"
+        message = without_pattern(fitting[0].message)
+        if isinstance(error.instance, str) and re.search(r"[,\s]", error.instance.strip()) and _takes_a_list(error):
+            # `format: probing, trie-q8b8`, `format: probing trie`: a list written without its brackets is one text.
+            items = re.split(r"[,\s]+", error.instance.strip())
+            message += f" (write a list: [{', '.join(items)}])"
     elif error.instance == "" and "default" in error.schema:
         # `bin_dir: ""`: what the user means is mostly the default (a pattern shown says nothing).
         default = json.dumps(error.schema["default"])
@@ -369,6 +370,12 @@ def _fitting_forms(error):
 def _items_are(error, kind):
     """Whether the refused setting is a list of items of this type."""
     return error.schema.get("items", {}).get("type") == kind
+
+
+def without_pattern(message):
+    """A validator's message with the regular expression that refused a value left out: the setting's description,
+    which follows, says what it takes."""
+    return re.sub(r" does not match '[^']*'$", " is not of a form it takes", message)
 
 
 def _takes_a_list(error):
