@@ -128,10 +128,46 @@ def test_a_missing_file_is_named_with_the_key_that_asks_for_it(tmp_path, corpus_
     (repo / "test-A/in.tsv.xz").write_bytes((repo / "dev-0/in.tsv.xz").read_bytes())
     if "corpus.test_a" in required.values():
         (repo / "test-A/in.tsv.xz").unlink()
+    # Each split's folder there, its files not.
+    for name in required:
+        (repo / name).parent.mkdir(exist_ok=True)
     with pytest.raises(LmgapError) as err:
         fetch(tmp_path, str(repo), required=required)
     assert says in str(err.value)
     assert not (tmp_path / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    "required, says",
+    [
+        (
+            required_files("train", ["dev-0", "dev-1"], False),
+            "eval_splits: the corpus at {repo} has no split dev-1 (no folder dev-1/); its splits are dev-0, train: "
+            "correct its name, or remove dev-1 from eval_splits, or point corpus.source at a corpus that has dev-1",
+        ),
+        # The only split scored: none is left to drop it for.
+        (required_files("train", ["dev-1"], False), "dev-0, train: correct its name, or point corpus.source at"),
+    ],
+)
+def test_a_split_the_corpus_has_no_folder_for_is_named_with_the_splits_it_has(tmp_path, corpus_repo, required, says):
+    # `eval_splits: [dev-1]`, a name mistyped: no files to put back, the key and the splits there to pick from.
+    repo, _, _ = corpus_repo
+    with pytest.raises(LmgapError) as err:
+        fetch(tmp_path, str(repo), required=required)
+    assert says.format(repo=repo) in str(err.value)
+
+
+@pytest.mark.parametrize("made", ["nothing", "a file"])
+def test_a_corpus_source_that_is_no_folder_says_so_with_its_full_path(tmp_path, made):
+    source = tmp_path / "corpsu"
+    if made == "a file":
+        source.write_text("")
+    with pytest.raises(LmgapError) as err:
+        fetch(tmp_path / "run", str(source))
+    assert str(err.value).startswith(
+        f"corpus.source: {source} is no folder{' (it is a file)' if made == 'a file' else ''} ({source}): point "
+        "corpus.source at the corpus's folder"
+    )
 
 
 def test_a_folder_in_another_layout_says_so(tmp_path):

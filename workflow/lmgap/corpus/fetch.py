@@ -163,6 +163,12 @@ def required_files(train_split, eval_splits, test_a):
 def check_files(root, required):
     """Every required file ({name: asking key}) is there, or an error naming the missing ones,
     the key that asked for each and how to drop it; xz files must be xz."""
+    if not Path(root).is_dir():
+        raise LmgapError(
+            f"corpus.source: {root} is no folder{' (it is a file)' if Path(root).exists() else ''} "
+            f"({Path(root).resolve()}): point corpus.source at the corpus's folder, in the challenge's layout "
+            "(train/ and dev-0/ with in.tsv.xz and expected.tsv), or at the challenge's git URL"
+        )
     missing = {name: key for name, key in required.items() if not (Path(root) / name).is_file()}
     if "test-A/expected.tsv" in missing:
         # The challenge keeps test-A's gap words hidden, so no layout fix will bring the file.
@@ -177,9 +183,20 @@ def check_files(root, required):
             "corpus.source at a directory in the challenge's layout (train/ and dev-0/ "
             "with in.tsv.xz and expected.tsv)"
         )
+    # A split's files dropped from the config only where a split is left to score.
+    scored = {name.split("/")[0] for name, key in required.items() if key == "eval_splits"}
+    # A split's folder absent altogether: its name mistyped in the config, most likely.
+    for name, key in missing.items():
+        split = name.split("/")[0]
+        if not (Path(root) / split).is_dir() and key != "corpus.test_a":
+            has = sorted(folder.name for folder in Path(root).iterdir() if (folder / "in.tsv.xz").is_file())
+            drop = f", or {ASKED_BY[key].format(split=split)}" if key != "eval_splits" or len(scored) > 1 else ""
+            raise LmgapError(
+                f"{key}: the corpus at {root} has no split {split} (no folder {split}/); its splits are "
+                f"{', '.join(has) or 'none'}: correct its name{drop}, or point corpus.source at a corpus that has "
+                f"{split}"
+            )
     if missing:
-        # A split's files dropped from the config only where a split is left to score.
-        scored = {name.split("/")[0] for name, key in required.items() if key == "eval_splits"}
         dropped = {name.split("/")[0] for name, key in missing.items() if key == "eval_splits"}
         fixes = {
             ASKED_BY[key].format(split=name.split("/")[0])
@@ -338,8 +355,6 @@ def fetch_corpus(params, record_path, log):
         root = Path(params.clone_dir)
     else:
         root = Path(source)
-        if not root.is_dir():
-            raise LmgapError(f"corpus.source {source} is not a directory; give a git URL or a local copy of the corpus")
     check_files(root, required)
     described = {name: describe_file(root / name) for name in sorted(required)}
     check_line_counts(root, described)
