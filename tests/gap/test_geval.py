@@ -272,6 +272,16 @@ def test_command_prints_every_digit_and_refuses_bad_files(tmp_path):
     assert f"{out} holds word:probability tokens and {expected} none: the two are given the other way" in swapped.stderr
     assert swapped.stderr.rstrip().endswith(f"lmgap score {out} {expected}")
 
+    # A split's in.tsv given for its expected.tsv (its lines are documents, tab-separated): said, with the file.
+    given = tmp_path / "in.tsv"
+    given.write_text("".join(f"doc{number}\t1890\tleft context\tright context\n" for number in range(5)))
+    wrong = subprocess.run([LMGAP, "score", str(out), str(given)], capture_output=True, text=True)
+    assert wrong.returncode == 2 and wrong.stdout == ""
+    assert wrong.stderr.rstrip().endswith(
+        f"{given} line 1 holds 4 tab-separated columns, where an expected.tsv holds one gap word a line: is it the "
+        f"split's in.tsv? lmgap score takes OUT_TSV, then the split's expected.tsv: give {expected}"
+    )
+
     out.write_text("A:0.6  B:0.4\n" * 5)
     bad = subprocess.run([LMGAP, "score", str(out), str(expected)], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == ""

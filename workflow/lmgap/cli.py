@@ -13,7 +13,7 @@ from .commands import send_submission
 from .configcheck import validate_config
 from .errors import LmgapError
 from .files import committed_unchanged, head_commit
-from .gap.geval import DEFAULT_BITS, read_lines, score_lines, token_warnings
+from .gap.geval import DEFAULT_BITS, read_lines, score_lines, strip, token_warnings
 from .gap.gonito import changed_params, copy_into, flat
 from .schema import SCHEMA
 
@@ -24,6 +24,18 @@ SCORED_TOKEN = re.compile(r"(^|\s)\S*:[0-9.]+(e-?[0-9]+)?(\s|$)")
 
 def score(args):
     out_lines, expected_lines = read_lines(args.out), read_lines(args.expected)
+    # (GEval strips the spaces and tabs around an expected word: one within it is a column's end.)
+    tabbed = next((number for number, line in enumerate(expected_lines, start=1) if "\t" in strip(line)), None)
+    if tabbed:
+        # (An in.tsv given for its expected.tsv: every line a document, its gap word nowhere in it.)
+        columns = strip(expected_lines[tabbed - 1]).count("\t") + 1
+        beside = Path(args.expected).with_name("expected.tsv")
+        instead = f": give {shlex.quote(str(beside))}" if beside.is_file() and beside != Path(args.expected) else ""
+        raise LmgapError(
+            f"{args.expected} line {tabbed} holds {columns} tab-separated columns, where an expected.tsv holds one "
+            f"gap word a line: is it the split's in.tsv? lmgap score takes OUT_TSV, then the split's expected.tsv"
+            f"{instead}"
+        )
     try:
         metrics, _ = score_lines(out_lines, expected_lines, args.bits, str(args.out), str(args.expected))
     except LmgapError as err:
