@@ -178,9 +178,10 @@ FAULTS = {
         lambda clone: (clone / "dev-0/out.tsv/notes").mkdir(parents=True),
         "dev-0/out.tsv is a folder, where the copy writes a file",
     ),
-    "no git repository, a file of its own": (
-        lambda clone: (shutil.rmtree(clone / ".git"), own_file(clone, "dev-0/out.tsv", False)),
-        "dev-0/out.tsv holds changes that are not committed in a git repository",
+    # gonito takes a submission as a git push: a plain folder (a copy of the corpus, say) is refused.
+    "no git repository": (
+        lambda clone: shutil.rmtree(clone / ".git"),
+        "is no git repository with a commit: give the folder of a clone of the challenge",
     ),
 }
 

@@ -214,6 +214,12 @@ def test_test_a_is_predicted_its_gap_words_never_read_and_the_gap_settings_obeye
     assert manifest["files"]["test-A/in.tsv.xz"]["lines"] == 70 and "test-A/expected.tsv" not in manifest["files"]
 
 
+def commit_all(folder):
+    """folder made a git repository, its files committed: a clone of the challenge as lmgap submit takes it."""
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", "-C", str(folder), *command], check=True)
+
+
 def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_config(demo_run, tmp_path):
     work = demo_run / "work"
     submission = work / "results/submission"
@@ -247,8 +253,7 @@ def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_c
     # lmgap submit copies it into a clone of the challenge and says how to send it.
     clone = tmp_path / "clone"
     subprocess.run(["cp", "-r", str(demo_run / "corpus"), str(clone)], check=True)
-    for command in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
-        subprocess.run(["git", "-C", str(clone), *command], check=True)
+    commit_all(clone)
     done = subprocess.run(
         [LMGAP, "submit", str(clone), "--submission", str(submission)], capture_output=True, text=True
     )
@@ -279,6 +284,7 @@ def test_the_submission_is_the_blend_scored_as_the_table_says_and_named_by_the_c
     (other / "dev-0").mkdir(parents=True)
     with lzma.open(other / "dev-0/in.tsv.xz", "wt") as handle:
         handle.write("a\tb\n")
+    commit_all(other)
     done = subprocess.run(
         [LMGAP, "submit", str(other), "--submission", str(submission)], capture_output=True, text=True
     )

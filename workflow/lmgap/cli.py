@@ -12,7 +12,7 @@ import yaml
 from .commands import send_submission
 from .configcheck import validate_config
 from .errors import LmgapError
-from .files import committed_unchanged, head_commit
+from .files import committed_unchanged
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, strip, token_warnings
 from .gap.gonito import changed_params, copy_into, flat
 from .schema import SCHEMA
@@ -103,12 +103,6 @@ def submit(args):
             "of a run given --config, add --despite-config; nothing was copied"
         )
     files = copy_into(args.submission, args.clone)
-    if head_commit(args.clone) is None:
-        print(
-            f"copied {', '.join(map(str, files))} into {args.clone}, which is no git repository: gonito "
-            "takes a submission as a git push from a clone of the challenge"
-        )
-        return
     if all(committed_unchanged(args.clone, path) for path in files):
         print(
             f"{args.clone} holds this submission already, committed ({', '.join(map(str, files))}): nothing "

@@ -12,7 +12,7 @@ from ..commands import run_pipeline
 from ..atomic import atomic_open, atomic_path, write_json
 from ..corpus.rebuild import read_contexts
 from ..errors import LmgapError
-from ..files import DamagedRecord, committed_unchanged, count_text_lines, read_json, sha256
+from ..files import DamagedRecord, committed_unchanged, count_text_lines, head_commit, read_json, sha256
 from ..shapes import PROVENANCE, WEIGHTS, read_record
 
 YAML = "gonito.yaml"
@@ -136,6 +136,13 @@ def copy_into(folder, clone):
         raise LmgapError(
             f"{clone} is no folder{' (it does not exist)' if not clone.exists() else ''}: give the folder of a clone "
             "of the challenge (git clone git://gonito.net/challenging-america-word-gap-prediction)"
+        )
+    if head_commit(clone) is None:
+        # (gonito takes a submission as a git push: a plain folder, the run's own corpus among them, is no place.)
+        raise LmgapError(
+            f"{clone} is no git repository with a commit: give the folder of a clone of the challenge (git clone "
+            "git://gonito.net/challenging-america-word-gap-prediction), from which gonito takes a submission as a "
+            "git push; nothing was copied"
         )
     splits, record = submitted_splits(folder)
     files = [Path(YAML), *(Path(split) / "out.tsv" for split in splits)]
