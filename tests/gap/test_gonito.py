@@ -281,6 +281,14 @@ def test_a_submit_after_a_setting_changed_is_refused_unless_asked_and_a_comment_
     said = capsys.readouterr().err
     assert f'{run / "config.yaml"} sets eval_splits: ["dev-1"], which the submission in {submission} was not' in said
     assert "run the pipeline first" in said and "nothing was copied" in said and files_of(clone) == before
+    # After a run given --touch (its marker left), a plain run makes nothing again: --forceall is the fix.
+    marker = run / "results/.behind-settings"
+    marker.write_text("# --touch\neval_splits\n")
+    assert cli.main(["submit", str(clone), "--submission", str(submission)]) == 2
+    assert (
+        f"run the pipeline with --forceall ({marker} says a plain run makes nothing again)" in capsys.readouterr().err
+    )
+    marker.unlink()
     # With the gap task off and no submission ever made: said so, not "a run writes it".
     empty = run / "results/none"
     empty.mkdir()

@@ -15,6 +15,7 @@ from .errors import LmgapError
 from .files import committed_unchanged
 from .gap.geval import DEFAULT_BITS, read_lines, score_lines, strip, token_warnings
 from .gap.gonito import changed_params, copy_into, flat
+from .preflight import BEHIND, UNSEEN
 from .schema import SCHEMA
 
 
@@ -97,9 +98,12 @@ def submit(args):
             f"{key}: {json.dumps(value)}" + ("" if key in flat(given) else " (its default: no line sets it)")
             for key, value in changed
         )
+        # (A run given --touch, or one without Snakemake's records, left results a plain run makes none of again.)
+        marked = [config.parent / marker for marker in (BEHIND, UNSEEN) if (config.parent / marker).is_file()]
+        run = f"with --forceall ({marked[0]} says a plain run makes nothing again)" if marked else "first"
         raise LmgapError(
             f"{config} sets {settings}, which the submission in {args.submission} was not made with: run the "
-            "pipeline first (its submission follows the config), then submit what it makes; for the submission "
+            f"pipeline {run} (its submission follows the config), then submit what it makes; for the submission "
             "of a run given --config, add --despite-config; nothing was copied"
         )
     files = copy_into(args.submission, args.clone)

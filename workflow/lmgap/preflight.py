@@ -26,6 +26,13 @@ from .files import read_json, sha256
 from .gap.gonito import flat
 
 
+# Left while a run's results are of other settings than its config's and a plain run makes none of them again:
+# after a run given --touch, or of the whole pipeline without some of Snakemake's records (behind_settings); and
+# the settings a run started without some of those records had changed (note_unseen).
+BEHIND = "results/.behind-settings"
+UNSEEN = "results/.unseen-settings"
+
+
 def cannot_write(folder, why):
     """The error for a folder the run must write in and cannot."""
     return LmgapError(

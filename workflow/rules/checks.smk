@@ -11,6 +11,8 @@ from lmgap.corpus.fetch import check_commit_source, check_files, check_scorable,
 from lmgap.gap.gonito import changed_params
 from lmgap.models import fraction_label
 from lmgap.preflight import (
+    BEHIND,
+    UNSEEN,
     behind_inputs,
     behind_settings,
     changed_settings,
@@ -52,14 +54,10 @@ STALE_TABLES = "results/tables/stale"
 # Where the tables, plots and submission files kept from an earlier run are listed, beside the tables.
 KEPT = "results/tables/KEPT.md"
 PROVENANCE = "results/provenance.json"
-# Left by a run of the whole pipeline whose results are still of other settings than its config's.
-BEHIND = "results/.behind-settings"
 # Where a table, plot or submission file changed by hand is kept as a run replaces it (keep_edited).
 EDITED = "results/edited"
 # Snakemake's records of the runs: a sealed result without one tells a partial loss (unseen_changes).
 METADATA = ".snakemake/metadata"
-# The settings that had changed as a run started without some of those records (note_unseen).
-UNSEEN = "results/.unseen-settings"
 # Where install jobs put the tables, plots and submission in place (tables.smk).
 INSTALLED_FOLDERS = ["results/tables", "results/plots", "results/submission"]
 
