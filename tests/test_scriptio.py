@@ -41,6 +41,7 @@ from lmgap.preflight import (
     edited_warning,
     other_models_warning,
     unfinished_rules,
+    train_split_warning,
     unseen_changes,
 )
 from lmgap.atomic import atomic_path
@@ -523,3 +524,17 @@ def test_files_dated_in_the_future_are_refused_with_a_touch_that_mends_them(tmp_
     assert not Path("X").exists()
     check_dates(["results", str(corpus.parent)], now=time.time())
     assert all(path.stat().st_mtime <= time.time() for path in ahead)
+
+
+def test_a_train_split_other_than_the_results_is_warned_of_as_retraining_in_place(tmp_path):
+    provenance = tmp_path / "provenance.json"
+    experiment = {"train_split": "train", "orders": [3], "corpus": {"source": "corpus", "commit": None}}
+    provenance.write_text(json.dumps({"experiment": experiment}))
+    assert train_split_warning(provenance, {**experiment, "orders": [3, 4]}) is None
+    said = train_split_warning(provenance, {**experiment, "train_split": "dev-0"})
+    assert said.startswith(f"train_split is dev-0, where the results in results/ were trained on train ({provenance})")
+    assert said.endswith(
+        "To keep the train results, copy results/ aside first (or run this config in a folder of "
+        "its own, with --directory)"
+    )
+    assert train_split_warning(tmp_path / "none.json", {**experiment, "train_split": "dev-0"}) is None

@@ -388,6 +388,21 @@ def changed_settings(provenance_path, experiment):
     return sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
 
 
+def train_split_warning(provenance_path, experiment):
+    """The warning for a train_split other than the one the results were trained on: unlike the settings a sweep
+    varies (orders, pruning, fractions, formats: a folder of their own each), it changes every model, the
+    vocabulary and the gap task's fits, which are trained again in place of the earlier ones."""
+    if "train_split" not in changed_settings(provenance_path, experiment):
+        return None
+    then = _read_json(provenance_path)["experiment"].get("train_split")
+    return (
+        f"train_split is {experiment['train_split']}, where the results in results/ were trained on {then} "
+        f"({provenance_path}): every model, the vocabulary and the gap task's fits are trained again in their "
+        f"place, and setting {then} back trains them again. To keep the {then} results, copy results/ aside "
+        "first (or run this config in a folder of its own, with --directory)"
+    )
+
+
 def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", marker=None):
     """The settings that differ from those the results were made with (provenance_path's experiment), where
     Snakemake's records of the runs are gone, all of them or some (a sealed result without its record): it

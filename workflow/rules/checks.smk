@@ -40,6 +40,7 @@ from lmgap.preflight import (
     rerun_triggers_warning,
     set_aside,
     stale_tables_warning,
+    train_split_warning,
     unseen_changes,
     unfinished_rules,
 )
@@ -246,6 +247,7 @@ if config["lmgap_report"]["uninstalled"]:
 warn(
     [
         unseen_changes(PROVENANCE, experiment_settings(), METADATA, UNSEEN),
+        train_split_warning(PROVENANCE, experiment_settings()),
         rerun_triggers_warning(sys.argv, PROVENANCE, experiment_settings()),
         behind_settings(PROVENANCE, experiment_settings(), BEHIND),
     ]
