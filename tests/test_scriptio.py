@@ -265,6 +265,12 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     seals.seal([benchmark])
     assert unseen_changes(provenance, changed, metadata) is None
     record.unlink()
+    # A run stopped as the job ended, before Snakemake recorded it: marked incomplete, made again, no loss.
+    incomplete = metadata.parent / "incomplete" / record.name
+    incomplete.parent.mkdir()
+    incomplete.write_text("{}")
+    assert unseen_changes(provenance, changed, metadata) is None
+    incomplete.unlink()
     said = unseen_changes(provenance, changed, metadata)
     assert said.startswith("Snakemake's records of the runs (.snakemake/metadata/) are gone (some of them), so it")
     # A run starts (the settings kept), reruns what it sees a change for and rewrites provenance.json: the results

@@ -463,10 +463,12 @@ def rerun_triggers_warning(argv, provenance_path, experiment):
 
 def records_lost(metadata):
     """Which of Snakemake's records of the runs are gone: "all", "some of them" (a sealed result without its
-    record), or None."""
+    record), or None. A result Snakemake marks incomplete (.snakemake/incomplete/, beside metadata: a run stopped
+    as its job ended, before Snakemake recorded it) is not one: the next run makes it again."""
     recorded = recorded_outputs(metadata)
     if not recorded:
         return "all"
+    recorded |= recorded_outputs(Path(metadata).parent / "incomplete")
     return "some of them" if any(str(path) not in recorded for path in seals.sealed_files()) else None
 
 
