@@ -186,6 +186,18 @@ FAULTS = {
 }
 
 
+def test_a_folder_inside_a_clone_is_refused_naming_the_clone(submission_and_clone):
+    submission, clone = submission_and_clone
+    before = files_of(clone)
+    with pytest.raises(LmgapError) as refused:
+        copy_into(submission, clone / "dev-0")
+    assert str(refused.value) == (
+        f"{clone / 'dev-0'} is a folder inside the git repository at {clone.resolve()}, not its top: give "
+        f"{clone.resolve()}, the clone's own folder; nothing was copied"
+    )
+    assert files_of(clone) == before
+
+
 def files_of(clone):
     return {path: path.read_bytes() for path in clone.rglob("*") if path.is_file() and ".git" not in path.parts}
 

@@ -138,6 +138,13 @@ def copy_into(folder, clone):
             "of the challenge (git clone git://gonito.net/challenging-america-word-gap-prediction)"
         )
     if head_commit(clone) is None:
+        # (A folder of a clone, its dev-0/ say: the clone's top is meant.)
+        top = next((above for above in clone.resolve().parents if (above / ".git").exists()), None)
+        if top is not None:
+            raise LmgapError(
+                f"{clone} is a folder inside the git repository at {top}, not its top: give {top}, the clone's own "
+                "folder; nothing was copied"
+            )
         # (gonito takes a submission as a git push: a plain folder, the run's own corpus among them, is no place.)
         raise LmgapError(
             f"{clone} is no git repository with a commit: give the folder of a clone of the challenge (git clone "
