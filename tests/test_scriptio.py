@@ -42,6 +42,7 @@ from lmgap.preflight import (
     other_models_warning,
     unfinished_rules,
     train_split_warning,
+    until_warning,
     unseen_changes,
 )
 from lmgap.atomic import atomic_path
@@ -544,3 +545,22 @@ def test_a_train_split_other_than_the_results_is_warned_of_as_retraining_in_plac
         "its own, with --directory)"
     )
     assert train_split_warning(tmp_path / "none.json", {**experiment, "train_split": "dev-0"}) is None
+
+
+def test_an_until_rule_past_a_checkpoint_that_never_ran_is_named_with_its_files(tmp_path):
+    # The log of `--until query` after a new order: query planned, then never reached past the models' fingerprints.
+    log = tmp_path / "run.log"
+    stats = "Job stats:\njob count\n--- -----\ntrain 1\nmodel_fingerprint 1\nquery 1\ntotal 3\n"
+    log.write_text(f"{stats}\nlocalrule train:\n    output: x\nlocalrule install_model:\n")
+    outputs = {"query": ["results/eval/{model}/{split}.json"]}
+    argv = ["snakemake", "--cores", "2", "--until", "query"]
+    said = until_warning(argv, str(log), ("split_fingerprint", "model_fingerprint"), outputs)
+    assert said == (
+        "--until query: no query job ran. It follows a checkpoint (model_fingerprint), which Snakemake looks past only "
+        "once it has run, and --until stops there: give the files as targets instead (query makes "
+        "results/eval/{model}/{split}.json), as docs/sweeping.md says"
+    )
+    # A query job that ran, or a run without --until: nothing to say.
+    log.write_text(f"{stats}\nlocalrule train:\nrule query:\n")
+    assert until_warning(argv, str(log), ("model_fingerprint",), outputs) is None
+    assert until_warning(argv[:3], str(log), ("model_fingerprint",), outputs) is None

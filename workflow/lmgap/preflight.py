@@ -119,6 +119,25 @@ def option_values(argv, names):
     return found
 
 
+def until_warning(argv, logs, checkpoints, outputs):
+    """The warning for a run given --until rules (argv: its command line) of which no job ran, where a checkpoint's
+    job was planned (logs: planned_jobs'): Snakemake looks past a checkpoint only once it has run, and --until
+    stops there, so the rules that follow it never run. outputs: {rule: its output patterns}."""
+    planned, text = planned_jobs(logs)
+    ran = set(re.findall(r"^(?:local)?(?:rule|checkpoint) (\w+):$", text, flags=re.M))
+    until = option_values(argv, ("--until", "-U")) or []
+    stopped = [rule for rule in until if rule in outputs and rule not in ran]
+    passed = [checkpoint for checkpoint in checkpoints if checkpoint in planned]
+    if not (stopped and passed):
+        return None
+    targets = "; ".join(f"{rule} makes {', '.join(outputs[rule])}" for rule in stopped)
+    return (
+        f"--until {' '.join(until)}: no {' or '.join(stopped)} job ran. It follows a checkpoint ({', '.join(passed)}), "
+        "which Snakemake looks past only once it has run, and --until stops there: give the files as targets "
+        f"instead ({targets}), as docs/sweeping.md says"
+    )
+
+
 def check_report_folder(argv):
     """The folder `--report FILE` (argv: the command line) writes into exists: Snakemake opens the file only
     once the whole report is built, and ends in a raw FileNotFoundError where it does not. FILE is relative to

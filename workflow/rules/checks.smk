@@ -35,12 +35,14 @@ from lmgap.preflight import (
     not_placed_warning,
     note_unseen,
     note_kept,
+    option_values,
     other_models_warning,
     planned_jobs,
     rerun_triggers_warning,
     set_aside,
     stale_tables_warning,
     train_split_warning,
+    until_warning,
     unseen_changes,
     unfinished_rules,
 )
@@ -200,6 +202,17 @@ onstart:
             )
 
 
+def rule_outputs(names):
+    """{rule: its output patterns} of those of names that are rules (--until takes files too)."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = list(getattr(rules, name).output)
+        except WorkflowError:
+            continue
+    return found
+
+
 def install_jobs(paths):
     """The jobs that put these tables, plots or submission files in place."""
     return [f"install_{job}" for job, files in RESULTS.items() if any(path in paths for path, _, _ in files.values())]
@@ -352,6 +365,8 @@ onsuccess:
     warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole, given_touch(log))])
     # (A run limited to targets names the tables it left behind their settings, as behind_targets.)
     warn(tables_of_other_models() if whole else [behind_targets()])
+    until = option_values(sys.argv, ("--until", "-U")) or []
+    warn([until_warning(sys.argv, log, ("split_fingerprint", "model_fingerprint"), rule_outputs(until))])
     counts = trained_counts()
     fallbacks = fallback_discounts(counts)
     warn([fallback_note(fallbacks)])
