@@ -1,4 +1,5 @@
 import sys
+from pathlib import Path
 
 from snakemake.utils import min_version
 
@@ -20,11 +21,16 @@ except ModuleNotFoundError as err:
     ) from None
 from lmgap import configcheck
 from lmgap.errors import LmgapError
+from lmgap.preflight import given_config_files
 
 # Snakemake's own message for a broken config.yaml names neither the file's line nor the problem;
 # the line of each setting is kept for the schema's refusals (common.smk).
 try:
-    CONFIG_FILE_SETTINGS = check_config_file("config.yaml")
+    CONFIG_FILE_SETTINGS = configcheck.with_files(
+        check_config_file("config.yaml"),
+        # The files --configfile adds, checked as config.yaml is (one Snakemake cannot find, it names).
+        {path: check_config_file(path) for path in given_config_files(sys.argv) if Path(path).is_file()},
+    )
 except LmgapError as err:
     raise WorkflowError(str(err)) from None
 

@@ -144,8 +144,10 @@ def test_each_form_of_setting_a_bad_value_stops_a_dry_run_before_any_job(tmp_pat
     done = run_pipeline(tmp_path / "work", config, "--dry-run", *args, check=False)
     said = done.stdout + done.stderr
     assert done.returncode != 0
-    # Set in config.yaml, the setting is named with its line there.
-    where = " (config.yaml line 2)" if form == "config.yaml" else ""
+    # Set in config.yaml or a --configfile, the setting is named with its file and line there.
+    where = {"config.yaml": " (config.yaml line 2)", "--configfile": f" ({tmp_path / 'other.yaml'} line 1)"}.get(
+        form, ""
+    )
     assert f"config: gap.top_k{where}: 0 is less than the minimum of 1; give what top_k takes: words listed" in said
     assert "Traceback" not in said and not (tmp_path / "work/results").exists()
 

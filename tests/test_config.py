@@ -3,6 +3,7 @@ value is named by its key, with what the setting takes (its description in the s
 
 import copy
 import os
+from pathlib import Path
 
 import pytest
 import yaml
@@ -14,10 +15,12 @@ from lmgap.configcheck import (
     located,
     refuse_setting_as_target,
     validate_config,
+    with_files,
 )
 from lmgap.configfile import check_config_file
 from lmgap.errors import LmgapError
 from lmgap.models import models_from_config, prune_settings
+from lmgap.preflight import given_config_files
 
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 # The corpus the shipped config names, the schema's default too.
@@ -337,3 +340,22 @@ def test_a_corpus_setting_that_lost_its_indent_is_named_at_its_own_line():
         "config: source (config.yaml line 3): is at the top level, where corpus: above it holds no setting: indent "
         "it two spaces, under corpus:, as corpus.source"
     )
+
+
+def test_a_setting_from_a_configfile_is_refused_at_its_own_file_and_line(tmp_path, monkeypatch):
+    # `--configfile other.yaml` with a key mistyped: named in other.yaml, not without a place.
+    monkeypatch.chdir(tmp_path)
+    Path("config.yaml").write_text("orders: [3]\ngap:\n  top_k: 20\n")
+    Path("other.yaml").write_text("# my sweep\ngap:\n  topk: 50\n")
+    argv = ["snakemake", "--cores", "2", "--configfile", "other.yaml"]
+    files = {path: check_config_file(path) for path in given_config_files(argv)}
+    settings = with_files(check_config_file("config.yaml"), files)
+    given = {"orders": [3], "gap": {"top_k": 20, "topk": 50}}
+    with pytest.raises(LmgapError, match=r"^config: gap.topk \(other.yaml line 3\): Additional properties"):
+        validate_config(copy.deepcopy(given), SCHEMA, settings)
+    # config.yaml's own settings keep their lines.
+    with pytest.raises(LmgapError, match=r"^config: orders\[0\] \(config.yaml line 1\): 1 is less than"):
+        validate_config({**copy.deepcopy(given), "orders": [1]}, SCHEMA, with_files({("orders",): (1, [1])}, files))
+    # A relative path given with --directory is relative to where snakemake started, not to the run folder.
+    assert given_config_files([*argv, "--directory", "run"]) == []
+    assert given_config_files([*argv[:-1], str(tmp_path / "other.yaml"), "-d", "run"]) == [str(tmp_path / "other.yaml")]

@@ -103,7 +103,8 @@ def validate_config(config, schema_path, file_settings=None, file_name="config.y
         # The config file's line of the refused setting, or of the one holding it (not where --config or
         # --configfile gave it instead).
         keys = [part for part in refused_path(error) if not isinstance(part, int)]
-        hint = decimal_comma(error, setting_number(keys, config, file_settings), file_name)
+        place = setting_place(keys, config, file_settings) or (None, None)
+        hint = decimal_comma(error, place[1], place[0] or file_name)
         raise LmgapError(refusal(error, schema, setting_line(keys, config, file_settings, file_name), hint)) from None
     for section, key in PATH_KEYS:
         value = config[section][key]
@@ -182,23 +183,40 @@ def refused_path(error):
 def setting_line(parts, config, file_settings, file_name):
     """` (FILE line N)` where the setting of these keys, or the one holding it, is the config file's value
     there; else nothing."""
-    line = setting_number(parts, config, file_settings)
-    return f" ({file_name} line {line})" if line else ""
+    place = setting_place(parts, config, file_settings)
+    return f" ({place[0] or file_name} line {place[1]})" if place else ""
 
 
 def setting_number(parts, config, file_settings):
     """The config file's line (from 1) of the setting of these keys, or of the one holding it, where config has
     the file's value there; else None."""
+    place = setting_place(parts, config, file_settings)
+    return place[1] if place else None
+
+
+def setting_place(parts, config, file_settings):
+    """(file, line) of the setting of these keys, or of the one holding it, where config has the file's value
+    there; else None. file_settings: {keys: (line, value)} of config.yaml (file None), an entry of a file given
+    by --configfile (with_files) (line, value, file)."""
     parts = list(parts)
     while parts and tuple(parts) not in (file_settings or {}):
         parts.pop()
     if not parts:
         return None
-    line, value = file_settings[tuple(parts)]
+    line, value, *named = file_settings[tuple(parts)]
     given = config
     for part in parts:
         given = given.get(part) if isinstance(given, dict) else None
-    return line if given == value else None
+    return (named[0] if named else None, line) if given == value else None
+
+
+def with_files(file_settings, files):
+    """file_settings (config.yaml's) with the settings of each file --configfile gives ({path: its
+    check_config_file settings}), later ones over earlier, as Snakemake takes their values."""
+    merged = dict(file_settings)
+    for path, settings in files.items():
+        merged.update({keys: (line, value, str(path)) for keys, (line, value) in settings.items()})
+    return merged
 
 
 def decimal_comma(error, line, file_name):

@@ -138,6 +138,17 @@ def until_warning(argv, logs, checkpoints, outputs):
     )
 
 
+def given_config_files(argv):
+    """The files a command line (argv) gives --configfile, in its order, where the parse can tell which: a path
+    relative to where snakemake was started is not one relative to the run folder --directory moved to."""
+    moved = option_values(argv, ("--directory", "-d")) is not None
+    return [
+        path
+        for path in option_values(argv, ("--configfile", "--configfiles")) or []
+        if not moved or Path(path).is_absolute()
+    ]
+
+
 def check_report_folder(argv):
     """The folder `--report FILE` (argv: the command line) writes into exists: Snakemake opens the file only
     once the whole report is built, and ends in a raw FileNotFoundError where it does not. FILE is relative to
