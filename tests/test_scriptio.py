@@ -24,6 +24,7 @@ from lmgap.preflight import (
     behind_inputs,
     behind_settings,
     check_dates,
+    earlier_train_split,
     check_folders,
     check_report_folder,
     check_texts_unchanged,
@@ -541,9 +542,11 @@ def test_a_train_split_other_than_the_results_is_warned_of_as_retraining_in_plac
     said = train_split_warning(provenance, {**experiment, "train_split": "dev-0"})
     assert said.startswith(f"train_split is dev-0, where the results in results/ were trained on train ({provenance})")
     assert said.endswith(
-        "To keep the train results, copy results/ aside first (or run this config in a folder of "
-        "its own, with --directory)"
+        "A run copies the tables, plots and submission of train to results/kept/train_split-train/ as it starts; to "
+        "keep the rest, copy results/ aside first (or run this config in a folder of its own, with --directory)"
     )
+    assert earlier_train_split(provenance, {**experiment, "train_split": "dev-0"}) == "train"
+    assert earlier_train_split(provenance, experiment) is None
     assert train_split_warning(tmp_path / "none.json", {**experiment, "train_split": "dev-0"}) is None
 
 

@@ -418,18 +418,32 @@ def changed_settings(provenance_path, experiment):
     return sorted(key for key in now.keys() | then.keys() if now.get(key) != then.get(key))
 
 
+def earlier_train_split(provenance_path, experiment):
+    """The train_split the results were trained on (provenance_path's), where it is not experiment's; else None."""
+    if "train_split" not in changed_settings(provenance_path, experiment):
+        return None
+    return _read_json(provenance_path)["experiment"].get("train_split")
+
+
+def kept_split(then):
+    """Where the tables, plots and submission of the results of train_split then are kept as a run of another
+    starts (keep_edited's folder)."""
+    return f"results/kept/train_split-{then}"
+
+
 def train_split_warning(provenance_path, experiment):
     """The warning for a train_split other than the one the results were trained on: unlike the settings a sweep
     varies (orders, pruning, fractions, formats: a folder of their own each), it changes every model, the
     vocabulary and the gap task's fits, which are trained again in place of the earlier ones."""
-    if "train_split" not in changed_settings(provenance_path, experiment):
+    then = earlier_train_split(provenance_path, experiment)
+    if then is None:
         return None
-    then = _read_json(provenance_path)["experiment"].get("train_split")
     return (
         f"train_split is {experiment['train_split']}, where the results in results/ were trained on {then} "
         f"({provenance_path}): every model, the vocabulary and the gap task's fits are trained again in their "
-        f"place, and setting {then} back trains them again. To keep the {then} results, copy results/ aside "
-        "first (or run this config in a folder of its own, with --directory)"
+        f"place, and setting {then} back trains them again. A run copies the tables, plots and submission of {then} "
+        f"to {kept_split(then)}/ as it starts; to keep the rest, copy results/ aside first (or run this config in a "
+        "folder of its own, with --directory)"
     )
 
 

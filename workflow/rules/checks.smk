@@ -18,6 +18,7 @@ from lmgap.preflight import (
     changed_settings,
     check_dates,
     check_folders,
+    earlier_train_split,
     check_outputs_writable,
     check_report_folder,
     check_records_writable,
@@ -31,6 +32,7 @@ from lmgap.preflight import (
     given_touch,
     install_staged,
     keep_edited,
+    kept_split,
     killed_warning,
     not_placed_warning,
     note_unseen,
@@ -137,7 +139,17 @@ def warn(warnings):
 # traceback.
 try:
     check_records_writable()
-    check_folders([*INSTALLED_FOLDERS, "logs", "results/.staged", str(seals.SEALS), EDITED, *seals.sealed_folders()])
+    check_folders(
+        [
+            *INSTALLED_FOLDERS,
+            "logs",
+            "results/.staged",
+            str(seals.SEALS),
+            EDITED,
+            "results/kept",
+            *seals.sealed_folders(),
+        ]
+    )
     check_report_folder(sys.argv)
     check_outputs_writable(["results", "logs"])
 except LmgapError as err:
@@ -186,6 +198,11 @@ onstart:
                 f"and yours is kept as {copy}"
             ]
         )
+    # The tables of another train_split than this run's, which it retrains every model on, are kept.
+    then = earlier_train_split(PROVENANCE, experiment_settings())
+    if then is not None:
+        results = [path for files in RESULTS.values() for path, _, _ in files.values() if Path(path).is_file()]
+        keep_edited(results, kept_split(then))
     # The config file as this run read it: a lost one is restored from it (the repository's is another experiment).
     keep_copy("config.yaml")
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
