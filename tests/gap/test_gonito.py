@@ -196,6 +196,12 @@ def test_a_folder_inside_a_clone_is_refused_naming_the_clone(submission_and_clon
         f"{clone.resolve()}, the clone's own folder; nothing was copied"
     )
     assert files_of(clone) == before
+    # A plain folder inside a repository of another kind (no split of the challenge at its top): no clone to name.
+    other = clone.parent / "other"
+    shutil.copytree(clone / ".git", other / ".git")
+    (other / "notes").mkdir()
+    with pytest.raises(LmgapError, match="is no git repository with a commit: give the folder of a clone"):
+        copy_into(submission, other / "notes")
 
 
 def files_of(clone):

@@ -138,9 +138,9 @@ def copy_into(folder, clone):
             "of the challenge (git clone git://gonito.net/challenging-america-word-gap-prediction)"
         )
     if head_commit(clone) is None:
-        # (A folder of a clone, its dev-0/ say: the clone's top is meant.)
+        # (A folder of a clone, its dev-0/ say: the clone's top is meant, where it holds a split of the challenge.)
         top = next((above for above in clone.resolve().parents if (above / ".git").exists()), None)
-        if top is not None:
+        if top is not None and any(top.glob("dev-*/in.tsv.xz")):
             raise LmgapError(
                 f"{clone} is a folder inside the git repository at {top}, not its top: give {top}, the clone's own "
                 "folder; nothing was copied"
