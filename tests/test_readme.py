@@ -170,6 +170,34 @@ def test_make_readme_writes_the_demo_s_tables_and_the_check_sets_only_times_asid
     assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
 
 
+def test_the_neural_rows_are_exact_on_the_machine_that_wrote_them_and_near_on_another(tmp_path, monkeypatch):
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    header = "| Model | PerplexityHashed | Top-1 |\n|---|---:|---:|\n"
+    (tables / "gap.md").write_text(header + "| o3 | 139.10 | 23.0% |\n| small | 279.76 | 10.9% |\n")
+    readme = tmp_path / "README.md"
+    marks = "<!-- make readme: gap.md -->\n```\n```\n<!-- make readme: end -->\n"
+    readme.write_text(f"{marks}From <!-- make readme: machine -->x<!-- make readme: end -->.\n")
+    monkeypatch.setattr(readme_tables, "machine", lambda: "GenuineIntel, AVX512, 2 cores, torch 2.13.0+cpu")
+    assert readme_tables.main([str(tables), str(readme)]) == 0
+    assert "From <!-- make readme: machine -->GenuineIntel, AVX512, 2 cores, torch 2.13.0+cpu<!--" in readme.read_text()
+    # What another CPU's kernels move: the small model's figures, within 5%.
+    (tables / "gap.md").write_text(header + "| o3 | 139.10 | 23.0% |\n| small | 279.09 | 11.2% |\n")
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
+    monkeypatch.setattr(readme_tables, "machine", lambda: "AuthenticAMD, AVX2, 2 cores, torch 2.13.0+cpu")
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 0
+    # Beyond 5%, or any n-gram figure, still fails there.
+    (tables / "gap.md").write_text(header + "| o3 | 139.10 | 23.0% |\n| small | 295.00 | 11.2% |\n")
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
+    (tables / "gap.md").write_text(header + "| o3 | 139.11 | 23.0% |\n| small | 279.09 | 11.2% |\n")
+    assert readme_tables.main(["--check", str(tables), str(readme)]) == 1
+
+
+def test_the_readme_names_the_machine_its_neural_rows_come_from():
+    assert readme_tables.written_on(README).count(",") == 3
+    assert readme_tables.kernel_models() == {"small", "cloze", "blend"}
+
+
 # The sections of docs/sweeping.md whose every bullet claims what a run does, and so names its test.
 CLAIMS = (REPO / "docs/sweeping.md").read_text()
 CLAIM_SECTIONS = ("## Sweeping", "## Interrupted and failed runs")
