@@ -187,13 +187,6 @@ def setting_line(parts, config, file_settings, file_name):
     return f" ({place[0] or file_name} line {place[1]})" if place else ""
 
 
-def setting_number(parts, config, file_settings):
-    """The config file's line (from 1) of the setting of these keys, or of the one holding it, where config has
-    the file's value there; else None."""
-    place = setting_place(parts, config, file_settings)
-    return place[1] if place else None
-
-
 def setting_place(parts, config, file_settings):
     """(file, line) of the setting of these keys, or of the one holding it, where config has the file's value
     there; else None. file_settings: {keys: (line, value)} of config.yaml (file None), an entry of a file given
