@@ -37,19 +37,26 @@ def seal_path(path):
     return SEALS.joinpath(*parts[1:-1], f"{parts[-1]}.seal")
 
 
+def _sealed_tree():
+    """(folder under results/, the names of its seals' folder) for each folder of the seals tree."""
+    return [(Path("results", os.path.relpath(where, SEALS)), names) for where, _, names in os.walk(SEALS)]
+
+
 def sealed_folders():
     """The folders under results/ that held files of a run, by the seals tree that mirrors them: a file made in
     one's place fails the next run's planning with a raw NotADirectoryError."""
-    return [Path("results", os.path.relpath(where, SEALS)) for where, _, _ in os.walk(SEALS)]
+    return [folder for folder, _ in _sealed_tree()]
 
 
 def sealed_files():
     """The files under results/ a job wrote and sealed (Snakemake's benchmark files aside: it writes them itself,
     and keeps no record of them)."""
-    found = []
-    for where, _, names in os.walk(SEALS):
-        folder = Path("results", os.path.relpath(where, SEALS))
-        found += [folder / name.removesuffix(".seal") for name in names if name.endswith(".seal")]
+    found = [
+        folder / name.removesuffix(".seal")
+        for folder, names in _sealed_tree()
+        for name in names
+        if name.endswith(".seal")
+    ]
     return [path for path in found if not path.is_relative_to(BENCHMARKS) and path.is_file()]
 
 
