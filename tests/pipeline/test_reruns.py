@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -115,6 +116,38 @@ def test_moving_the_corpus_retrains_and_rescores_nothing(first_run):
     assert jobs == FETCH
     assert models == {p: p.stat().st_mtime_ns for p in (work / "results/models").rglob("model.binary")}
     rerun(work, config)
+
+
+def test_the_same_tools_elsewhere_retrain_nothing_and_tools_of_other_bytes_retrain(first_run):
+    root, config = first_run
+    work = root / "work"
+    models = {p: p.stat().st_mtime_ns for p in (work / "results/models").rglob("model.binary")}
+    real = Path(config["kenlm"]["bin_dir"])
+    tools = root / "tools"
+    tools.mkdir()
+    for tool in ("lmplz", "query", "build_binary"):
+        (tools / tool).symlink_to(real / tool)
+    # A folder of links to the same tools: they are checked again (the check records their sha256), and
+    # what depends on their place alone, the provenance, is written again. Its path retyped runs nothing.
+    jobs, _ = rerun(work, {**config, "kenlm": {"bin_dir": str(tools)}})
+    assert jobs == with_installs({"kenlm_tools": 2, "provenance": 1, "gap_submission": 1})
+    assert rerun(work, {**config, "kenlm": {"bin_dir": f"{tools}/"}})[0] == {}
+    assert models == {p: p.stat().st_mtime_ns for p in (work / "results/models").rglob("model.binary")}
+    # Another lmplz (here one that runs the same): every model trains again and is scored again.
+    (tools / "lmplz").unlink()
+    (tools / "lmplz").write_text(f'#!/bin/sh\nexec {real / "lmplz"} "$@"\n')
+    (tools / "lmplz").chmod(0o755)
+    jobs, _ = rerun(work, {**config, "kenlm": {"bin_dir": str(tools)}})
+    assert jobs["kenlm_tools"] == jobs["train"] == jobs["install_model"] == jobs["query"] == 2, jobs
+
+
+def test_an_order_added_then_a_table_as_the_target_trains_it_into_the_table(first_run):
+    # The new order's tools check has not run: the target's plan holds it, and what follows it.
+    root, config = first_run
+    work = root / "work"
+    jobs, _ = rerun(work, {**config, "orders": [3, 4, 5]}, "results/tables/perplexity.tsv")
+    assert jobs["kenlm_tools"] == jobs["train"] == 1 and jobs["install_perplexity_table"] == 1, jobs
+    assert [row["model"] for row in read_table(work)] == ["o3", "o4", "o5"]
 
 
 def test_a_changed_or_added_scored_split_is_scored_and_nothing_retrained(first_run):

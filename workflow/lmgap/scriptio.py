@@ -16,6 +16,13 @@ from .corpus.textrecord import check_texts
 from .errors import LmgapError
 
 
+def kenlm_tool(snakemake, tool):
+    """The path of a KenLM tool a job runs: its input (the pipeline's build), or, where the user's own are
+    configured, the one in kenlm.bin_dir, which is no input (common.smk, kenlm_tool)."""
+    given = snakemake.input.get(tool)
+    return str(given) if given else str(Path(snakemake.config["kenlm"]["bin_dir"]) / tool)
+
+
 def run(snakemake, main):
     """Call main(log) with the job's log open, its inputs held to their seals and its outputs sealed
     (lmgap.seals); show LmgapError messages on the console too."""

@@ -219,6 +219,10 @@ onstart:
             )
 
 
+# The checkpoints, past which Snakemake plans only once they have run (until_warning).
+CHECKPOINTS = ("split_fingerprint", "model_fingerprint", "kenlm_tools")
+
+
 def rule_outputs(names):
     """{rule: its output patterns} of those of names that are rules (--until takes files too)."""
     found = {}
@@ -383,7 +387,7 @@ onsuccess:
     # (A run limited to targets names the tables it left behind their settings, as behind_targets.)
     warn(tables_of_other_models() if whole else [behind_targets()])
     until = option_values(sys.argv, ("--until", "-U")) or []
-    warn([until_warning(sys.argv, log, ("split_fingerprint", "model_fingerprint"), rule_outputs(until))])
+    warn([until_warning(sys.argv, log, CHECKPOINTS, rule_outputs(until))])
     counts = trained_counts()
     fallbacks = fallback_discounts(counts)
     warn([fallback_note(fallbacks)])

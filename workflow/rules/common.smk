@@ -133,9 +133,11 @@ def scoring_fingerprints(models):
     models that models(wildcards) names, whose binaries the job reads."""
 
     def fingerprints(wildcards):
+        named = dict.fromkeys(models(wildcards))
         return [
             *model_and_split_fingerprints(wildcards),
-            *(MODEL_FINGERPRINT.format(model=m) for m in dict.fromkeys(models(wildcards))),
+            *(MODEL_FINGERPRINT.format(model=m) for m in named),
+            *tools_checks(MODELS[m]["order"] for m in named),
         ]
 
     return fingerprints
@@ -147,6 +149,21 @@ def the_model(wildcards):
 
 def all_fingerprints(wildcards):
     return fingerprints_of(config["train_split"], *config["eval_splits"])
+
+
+def results_fingerprints(wildcards):
+    """What a table job depends on of the checkpoints: every split's fingerprint and every order's tools check."""
+    return [*all_fingerprints(wildcards), *tools_checks(ORDERS)]
+
+
+def tools_checks(orders):
+    """The records of the checks of the user's tools (kenlm.bin_dir) for these orders, a checkpoint's, which
+    every job that a model's training reaches takes as input, as it takes the fingerprints: Snakemake looks
+    again at a job after a checkpoint only if it depends on it directly. By path, not checkpoints.get(): a
+    table given as the target, whose input raised for a new order's check not yet run, planned nothing."""
+    if not config["kenlm"]["bin_dir"]:
+        return []
+    return [rules.kenlm_tools.output.record.format(order=order) for order in sorted(set(orders))]
 
 
 def model_options(wildcards):
@@ -289,10 +306,11 @@ def kenlm_identity():
 
 
 def kenlm_tools_checked(wildcards):
-    """The check that the user's own tools run and support the model's order, before it trains."""
+    """The check that the user's own tools run and support the model's order, before it trains or
+    scores: a checkpoint's record, whose content the job depends on."""
     if not config["kenlm"]["bin_dir"]:
         return []
-    return rules.kenlm_tools.output.record.format(order=model_options(wildcards)["order"])
+    return tools_checks([model_options(wildcards)["order"]])
 
 
 def kenlm_build_dir(max_order):
@@ -308,12 +326,15 @@ def kenlm_bin_dir(max_order):
 
 def kenlm_tool(tool):
     """An input function: the tool a model's order needs. The pipeline's build is ancient(): built
-    again from the same pinned source it trains the same; a user's newer tool retrains."""
+    again from the same pinned source it trains the same. The user's tools are no input: a job
+    finds them by kenlm.bin_dir (lmgap.scriptio.kenlm_tool) and depends on their content (the
+    kenlm_tools job's record of their sha256), so that the same tools elsewhere, or the path
+    retyped, retrain nothing, and tools of other bytes retrain."""
 
     def tool_for(wildcards):
-        order = model_options(wildcards)["order"]
         if config["kenlm"]["bin_dir"]:
-            return user_tools([tool])
+            return []
+        order = model_options(wildcards)["order"]
         return ancient(str(kenlm_bin_dir(kenlm_build_order(order)) / tool))
 
     return tool_for
@@ -715,8 +736,8 @@ RESULTS = {
 # anew after a checkpoint only if it reads the checkpoint's output, and a job not made anew keeps
 # the reason to run it was given before. An install whose table job a checkpoint spared would run.
 FINGERPRINTS = {
-    **{job: {"fingerprint": all_fingerprints} for job in RESULTS},
-    "gap_table": {"fingerprint": all_fingerprints, "models": expand(MODEL_FINGERPRINT, model=GAP_MODELS)},
+    **{job: {"fingerprint": results_fingerprints} for job in RESULTS},
+    "gap_table": {"fingerprint": results_fingerprints, "models": expand(MODEL_FINGERPRINT, model=GAP_MODELS)},
 }
 # What the report's captions read of each job (snakemake.params): the columns' definitions, from
 # their one source.

@@ -31,8 +31,10 @@ else:
 
     # The user's own tools exist, run and are built for an order, checked before the first
     # model of that order trains (one check per order: adding an order checks it alone). Its
-    # record (their sha256 and maximum order) is what the log of a run keeps of them.
-    rule kenlm_tools:
+    # record (their sha256 and maximum order) is what the log of a run keeps of them, and what
+    # the models depend on: a checkpoint, as split_fingerprint is, so that the same tools
+    # elsewhere (kenlm.bin_dir retyped, a folder of links) train and score nothing again.
+    checkpoint kenlm_tools:
         input:
             lambda wildcards: user_tools(),
         output:
@@ -44,6 +46,10 @@ else:
         params:
             code=script_code("kenlm_tools"),
             bin_dir=config["kenlm"]["bin_dir"],
+        message:
+            "Check the tools of kenlm.bin_dir for order {wildcards.order} ({output.record}). If they "
+            "are the bytes they were, every job this plan lists after it that they train or score "
+            "with finds nothing to do and does not run."
         script:
             "../scripts/kenlm_tools.py"
 

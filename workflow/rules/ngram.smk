@@ -88,6 +88,7 @@ checkpoint model_fingerprint:
     input:
         binary=rules.install_model.output.binary,
         fingerprint=train_fingerprint,
+        tools_checked=kenlm_tools_checked,
     output:
         fingerprint=MODEL_FINGERPRINT,
     log:

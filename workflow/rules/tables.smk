@@ -81,7 +81,7 @@ rule provenance:
         manifest=rules.corpus_manifest.output.manifest,
         metrics=rules.perplexity_table.input.metrics,
         tools=list(every_kenlm_tool().values()),
-        fingerprint=all_fingerprints,
+        fingerprint=results_fingerprints,
     output:
         **staged_outputs("provenance"),
     log:

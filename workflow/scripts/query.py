@@ -3,13 +3,13 @@
 from lmgap.ngram.output import parse_summary
 from lmgap.ngram.scoring import check_against_summary, query
 from lmgap.record import write_split_record
-from lmgap.scriptio import run
+from lmgap.scriptio import kenlm_tool, run
 
 
 def main(log):
     options = snakemake.params.options
     scores, summary, loaded = query(
-        snakemake.input.query, snakemake.input.binary, snakemake.input.text, options["order"], log
+        kenlm_tool(snakemake, "query"), snakemake.input.binary, snakemake.input.text, options["order"], log
     )
     log.write(summary)
     printed = parse_summary(summary)

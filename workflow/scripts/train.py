@@ -11,15 +11,15 @@ from lmgap.ngram.binary import check_binary
 from lmgap.ngram.formats import PROBING, parse_format
 from lmgap.ngram.memory import binary_mb, builds_together, lmplz_memory_mb, text_mb, text_tokens, trie_sort_mb
 from lmgap.ngram.run import padded_size, temp_dir, train
-from lmgap.scriptio import run
+from lmgap.scriptio import kenlm_tool, run
 
 
 def tools_and_fix():
     """The tools that trained the model, and what puts working ones in their place."""
-    tools = f"lmplz {snakemake.input.lmplz}, build_binary {snakemake.input.build_binary}"
+    tools = f"lmplz {kenlm_tool(snakemake, 'lmplz')}, build_binary {kenlm_tool(snakemake, 'build_binary')}"
     if snakemake.config["kenlm"]["bin_dir"]:
         return tools, "set kenlm.bin_dir to a working KenLM build (or to null: the pipeline builds its own)"
-    build = shlex.quote(str(Path(snakemake.input.build_binary).parent.parent.resolve()))
+    build = shlex.quote(str(Path(kenlm_tool(snakemake, "build_binary")).parent.parent.resolve()))
     return tools, f"delete the pipeline's build, which the run makes again: rm -r -- {build}"
 
 
@@ -53,7 +53,12 @@ def main(log):
     first = outputs[formats[0]]
     settings = {**options, "mem_mb": lmplz_mb, "vocab_pad": pad, "sort_mb": trie_sort_mb(order, tokens)}
     binaries = {binary: files["binary"] for binary, files in outputs.items()}
-    counts, usage, words, fallback = train(snakemake.input, settings, binaries, temp, log, first["arpa"], together)
+    inputs = {
+        "text": snakemake.input.text,
+        "lmplz": kenlm_tool(snakemake, "lmplz"),
+        "build_binary": kenlm_tool(snakemake, "build_binary"),
+    }
+    counts, usage, words, fallback = train(inputs, settings, binaries, temp, log, first["arpa"], together)
     # One ARPA copy, linked into the folder of each format's model.
     for files in outputs.values():
         if files["arpa"] and files is not first:
