@@ -283,7 +283,11 @@ def test_a_setting_changed_after_snakemake_s_records_were_deleted_is_named(tmp_p
     note_unseen(provenance, changed, metadata, marker)
     assert marker.read_text() == "comparison.seed\n"
     said = unseen_changes(provenance, changed, metadata, marker)
-    assert said.startswith("results whose records (.snakemake/metadata/) are gone were made with other values of ")
+    # Named: the results without records, tables first.
+    assert said.startswith(
+        "results whose records (.snakemake/metadata/) are gone (results/tables/perplexity.tsv) were made with other "
+        "values of "
+    )
     assert said.endswith(
         "comparison.seed than this config's: a run since saw no change for them, and left them as "
         "they were, so the tables may mix both. Run with --forceall to make every result this config's"

@@ -467,11 +467,21 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", 
     earlier = Path(marker).read_text().split() if marker and Path(marker).is_file() else []
     if not earlier:
         return None
-    return (
-        f"results whose records (.snakemake/metadata/) are gone were made with other values of {', '.join(earlier)} "
-        "than this config's: a run since saw no change for them, and left them as they were, so the tables may mix "
-        "both. Run with --forceall to make every result this config's"
+    unrecorded = sorted(
+        unrecorded_results(metadata) or [], key=lambda path: (path.parts[:2] != ("results", "tables"), path)
     )
+    named = f" ({few(unrecorded)})" if unrecorded else ""
+    return (
+        f"results whose records (.snakemake/metadata/) are gone{named} were made with other values of "
+        f"{', '.join(earlier)} than this config's: a run since saw no change for them, and left them as they were, "
+        "so the tables may mix both. Run with --forceall to make every result this config's"
+    )
+
+
+def few(paths, shown=3):
+    """Paths named, the first few of them and how many more."""
+    more = f" and {len(paths) - shown:,} more" if len(paths) > shown else ""
+    return ", ".join(str(path) for path in paths[:shown]) + more
 
 
 def note_unseen(provenance_path, experiment, metadata, marker):
@@ -509,11 +519,20 @@ def records_lost(metadata):
     """Which of Snakemake's records of the runs are gone: "all", "some of them" (a sealed result without its
     record), or None. A result Snakemake marks incomplete (.snakemake/incomplete/, beside metadata: a run stopped
     as its job ended, before Snakemake recorded it) is not one: the next run makes it again."""
+    unrecorded = unrecorded_results(metadata)
+    if unrecorded is None:
+        return "all"
+    return "some of them" if unrecorded else None
+
+
+def unrecorded_results(metadata):
+    """The results the pipeline sealed of which Snakemake keeps no record in metadata (incomplete ones aside, as
+    records_lost), or None where it keeps none at all."""
     recorded = recorded_outputs(metadata)
     if not recorded:
-        return "all"
+        return None
     recorded |= recorded_outputs(Path(metadata).parent / "incomplete")
-    return "some of them" if any(str(path) not in recorded for path in seals.sealed_files()) else None
+    return [path for path in seals.sealed_files() if str(path) not in recorded]
 
 
 def recorded_outputs(metadata):
