@@ -302,6 +302,10 @@ def test_turning_the_gap_task_off_sets_its_old_tables_aside(tmp_path, kenlm_bin)
     assert "lmgap warning: gap.enabled is false: gap.tsv and gap.md of an earlier run" in done.stderr
     assert not list(tables.glob("gap.*"))
     assert {name: (tables / "stale" / name).read_bytes() for name in gap} == gap
+    # On again: the tables are put in place anew, and the copies set aside, superseded, go.
+    jobs, _ = rerun(work, config)
+    assert "install_gap_table" in jobs and {name: (tables / name).read_bytes() for name in gap} == gap
+    assert not (tables / "stale").exists()
 
 
 def test_a_deleted_model_folder_is_trained_again_and_the_tables_follow(tmp_path, kenlm_bin):

@@ -200,6 +200,18 @@ def set_aside(paths, folder):
     return moved
 
 
+def drop_superseded(paths, folder):
+    """Remove from folder the copies set_aside moved there of the files among paths that are in place again (a
+    run made them anew), and folder once it is empty."""
+    for path in map(Path, paths):
+        if path.is_file():
+            (Path(folder) / path.name).unlink(missing_ok=True)
+    try:
+        Path(folder).rmdir()
+    except OSError:
+        return
+
+
 def keep_edited(paths, folder="results/edited"):
     """Copy each of paths (tables, plots or submission files under results/ changed by hand, which their install
     job is about to replace) to the same place under folder, beside an earlier edit kept there (`perplexity.2.md`

@@ -27,6 +27,7 @@ from lmgap.preflight import (
     compare_installed,
     corpus_warnings,
     damaged_warnings,
+    drop_superseded,
     edited_warning,
     folders_in_place,
     given_touch,
@@ -381,6 +382,9 @@ onsuccess:
     warn([unseen_changes(PROVENANCE, experiment_settings(), METADATA, UNSEEN)])
     warn(corpus_warnings(FETCH_RECORD, config["corpus"]["source"]))
     warn([stale_tables_warning(PROVENANCE, FETCH_RECORD)])
+    # The gap task's tables of a run with it off, set aside, once this run has written them anew.
+    if GAP["enabled"]:
+        drop_superseded([path for path, _, _ in RESULTS["gap_table"].values()], STALE_TABLES)
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
     whole = "all" in planned_jobs(log)[0]
     warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole, given_touch(log))])
