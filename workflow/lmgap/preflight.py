@@ -465,7 +465,8 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", 
     compares a job's params with those records, and without them reruns nothing for a changed setting (only for
     files added or changed). Once a run has rewritten provenance_path, the settings note_unseen kept in marker
     as that run started: its results without records are still of those settings' earlier values."""
-    lost = records_lost(metadata)
+    unrecorded = unrecorded_results(metadata)
+    lost = _lost(unrecorded)
     if not lost:
         return None
     changed = changed_settings(provenance_path, experiment)
@@ -479,9 +480,7 @@ def unseen_changes(provenance_path, experiment, metadata=".snakemake/metadata", 
     earlier = Path(marker).read_text().split() if marker and Path(marker).is_file() else []
     if not earlier:
         return None
-    unrecorded = sorted(
-        unrecorded_results(metadata) or [], key=lambda path: (path.parts[:2] != ("results", "tables"), path)
-    )
+    unrecorded = sorted(unrecorded or [], key=lambda path: (path.parts[:2] != ("results", "tables"), path))
     named = f" ({few(unrecorded)})" if unrecorded else ""
     return (
         f"results whose records (.snakemake/metadata/) are gone{named} were made with other values of "
@@ -531,7 +530,11 @@ def records_lost(metadata):
     """Which of Snakemake's records of the runs are gone: "all", "some of them" (a sealed result without its
     record), or None. A result Snakemake marks incomplete (.snakemake/incomplete/, beside metadata: a run stopped
     as its job ended, before Snakemake recorded it) is not one: the next run makes it again."""
-    unrecorded = unrecorded_results(metadata)
+    return _lost(unrecorded_results(metadata))
+
+
+def _lost(unrecorded):
+    """records_lost's answer from unrecorded_results'."""
     if unrecorded is None:
         return "all"
     return "some of them" if unrecorded else None
