@@ -560,8 +560,7 @@ def test_an_until_rule_past_a_checkpoint_that_never_ran_is_named_with_its_files(
     stats = "Job stats:\njob count\n--- -----\ntrain 1\nmodel_fingerprint 1\nquery 1\ntotal 3\n"
     log.write_text(f"{stats}\nlocalrule train:\n    output: x\nlocalrule install_model:\n")
     outputs = {"query": ["results/eval/{model}/{split}.json"]}
-    argv = ["snakemake", "--cores", "2", "--until", "query"]
-    said = until_warning(argv, str(log), ("split_fingerprint", "model_fingerprint"), outputs)
+    said = until_warning(["query"], planned_jobs(str(log)), ("split_fingerprint", "model_fingerprint"), outputs)
     assert said == (
         "--until query: no query job ran. It follows a checkpoint (model_fingerprint), which Snakemake looks past only "
         "once it has run, and --until stops there: give the files as targets instead (query makes "
@@ -569,5 +568,5 @@ def test_an_until_rule_past_a_checkpoint_that_never_ran_is_named_with_its_files(
     )
     # A query job that ran, or a run without --until: nothing to say.
     log.write_text(f"{stats}\nlocalrule train:\nrule query:\n")
-    assert until_warning(argv, str(log), ("model_fingerprint",), outputs) is None
-    assert until_warning(argv[:3], str(log), ("model_fingerprint",), outputs) is None
+    assert until_warning(["query"], planned_jobs(str(log)), ("model_fingerprint",), outputs) is None
+    assert until_warning([], planned_jobs(str(log)), ("model_fingerprint",), outputs) is None

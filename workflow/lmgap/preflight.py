@@ -119,13 +119,12 @@ def option_values(argv, names):
     return found
 
 
-def until_warning(argv, logs, checkpoints, outputs):
-    """The warning for a run given --until rules (argv: its command line) of which no job ran, where a checkpoint's
-    job was planned (logs: planned_jobs'): Snakemake looks past a checkpoint only once it has run, and --until
-    stops there, so the rules that follow it never run. outputs: {rule: its output patterns}."""
-    planned, text = planned_jobs(logs)
+def until_warning(until, jobs, checkpoints, outputs):
+    """The warning for a run given these --until rules of which no job ran, where a checkpoint's job was planned
+    (jobs: planned_jobs' of its log): Snakemake looks past a checkpoint only once it has run, and --until stops
+    there, so the rules that follow it never run. outputs: {rule: its output patterns}."""
+    planned, text = jobs
     ran = set(re.findall(r"^(?:local)?(?:rule|checkpoint) (\w+):$", text, flags=re.M))
-    until = option_values(argv, ("--until", "-U")) or []
     stopped = [rule for rule in until if rule in outputs and rule not in ran]
     passed = [checkpoint for checkpoint in checkpoints if checkpoint in planned]
     if not (stopped and passed):

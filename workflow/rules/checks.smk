@@ -386,12 +386,13 @@ onsuccess:
     if GAP["enabled"]:
         drop_superseded([path for path, _, _ in RESULTS["gap_table"].values()], STALE_TABLES)
     # Whether the run was of the whole pipeline (its log plans a job of all) or limited to targets.
-    whole = "all" in planned_jobs(log)[0]
+    planned = planned_jobs(log)
+    whole = "all" in planned[0]
     warn([behind_settings(PROVENANCE, experiment_settings(), BEHIND, whole, given_touch(log))])
     # (A run limited to targets names the tables it left behind their settings, as behind_targets.)
     warn(tables_of_other_models() if whole else [behind_targets()])
     until = option_values(sys.argv, ("--until", "-U")) or []
-    warn([until_warning(sys.argv, log, CHECKPOINTS, rule_outputs(until))])
+    warn([until_warning(until, planned, CHECKPOINTS, rule_outputs(until))])
     counts = trained_counts()
     fallbacks = fallback_discounts(counts)
     warn([fallback_note(fallbacks)])
